@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Runs every test: unit tests, then integration tests against a real Temporal dev server (started
+# and torn down by the tests) and real HTTP callback receivers on loopback.
+# Installs dependencies and obtains the Temporal CLI first when they are missing.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+if [[ ! -d node_modules || package-lock.json -nt node_modules/.package-lock.json ]]; then
+  npm ci --no-audit --no-fund
+fi
+if [[ -z "${TEMPORAL_TEST_ADDRESS:-}" ]]; then
+  TEMPORAL_CLI_PATH="$(scripts/temporal-cli.sh)"
+  export TEMPORAL_CLI_PATH
+fi
+mkdir -p .data
+report=.data/test-report.json
+status=0
+npx vitest run --reporter=default --reporter=json --outputFile.json="$report" "$@" || status=$?
+# A closing line any CI can read.
+node -e '
+  const r = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
+  console.log(`tests: ${r.numPassedTests} passed, ${r.numFailedTests} failed, ${r.numPendingTests + r.numTodoTests} skipped`);
+' "$report" || true
+exit $status

@@ -1,0 +1,1 @@
+export { createActivities, createCallbackDispatcher, type CallbackActivities } from './callback.js';

@@ -1,0 +1,127 @@
+/**
+ * Builds the HTTP API; never listens (src/api/main.ts does). Tests drive it with `app.inject`.
+ */
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import Fastify, { type FastifyError, type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import type { Config } from '../config.js';
+import { createAjv, toFieldProblems } from '../validation.js';
+import { ApiError, ERROR_DESCRIPTIONS, ErrorCode } from './errors.js';
+import { checkNumbers, malformedJson } from './json-body.js';
+import type { ApiMetrics } from './metrics.js';
+import { healthRoutes } from './routes/health.js';
+import { taskRoutes } from './routes/tasks.js';
+import type { TaskService } from './task-service.js';
+
+export interface AppOptions {
+  config: Readonly<Config>;
+  tasks: TaskService;
+  metrics: ApiMetrics;
+  /** Fastify's logger option: a pino instance in production, false in quiet tests. */
+  logger?: FastifyServerOptions['loggerInstance'] | false;
+}
+
+/** Room for the envelope around a payload of the largest allowed size. */
+const ENVELOPE_BYTES = 64 * 1024;
+
+export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
+  const { config, tasks, metrics } = options;
+  const app = Fastify({
+    ...(options.logger ? { loggerInstance: options.logger } : { logger: false }),
+    bodyLimit: config.limits.maxPayloadBytes + ENVELOPE_BYTES,
+    requestIdHeader: 'x-request-id',
+    return503OnClosing: true,
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  // Bodies are validated as sent (no coercion, unknown fields rejected); query strings and path
+  // parameters are text, so numbers there are coerced.
+  const strict = createAjv();
+  const coercing = createAjv({ coerceTypes: true, useDefaults: true });
+  app.setValidatorCompiler(({ schema, httpPart }) => (httpPart === 'body' ? strict : coercing).compile(schema));
+
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    void parseJson(request, body as string, (err, parsed) => {
+      if (err) {
+        const code = (err as FastifyError).code;
+        return done(code === 'FST_ERR_CTP_INVALID_JSON_BODY' ? malformedJson() : err, undefined);
+      }
+      try {
+        checkNumbers(parsed);
+        done(null, parsed);
+      } catch (error) {
+        done(error as Error, undefined);
+      }
+    });
+  });
+
+  app.setErrorHandler((error: FastifyError, request, reply) => {
+    const apiError = toApiError(error);
+    if (apiError.status >= 500) request.log.error({ err: error }, 'request failed');
+    else request.log.info({ code: apiError.code, message: apiError.message }, 'request rejected');
+    return reply.code(apiError.status).send(apiError.toBody());
+  });
+  app.setNotFoundHandler((request, reply) =>
+    reply.code(404).send(new ApiError(ErrorCode.NotFound, `no route ${request.method} ${request.url.split('?')[0]}`).toBody()),
+  );
+
+  app.addHook('onResponse', async (request, reply) => {
+    const route = request.routeOptions.url ?? 'unmatched';
+    metrics.httpDuration.observe(
+      { method: request.method, route, status_code: String(reply.statusCode) },
+      reply.elapsedTime / 1000,
+    );
+  });
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.0.3',
+      info: {
+        title: 'Delayed task service',
+        version: '1.0.0',
+        description: [
+          'Durable delayed HTTP callbacks: each task is one Temporal workflow (workflow id = task id).',
+          '',
+          '**Error codes** (body `{"error": {"code", "message", "details"}}`):',
+          ...Object.entries(ERROR_DESCRIPTIONS).map(([code, text]) => `- \`${code}\`: ${text}`),
+        ].join('\n'),
+      },
+      tags: [
+        { name: 'tasks', description: 'Create, look up, list, cancel and reschedule tasks' },
+        { name: 'dead letters', description: 'Inspect and replay FAILED tasks' },
+        { name: 'operations', description: 'Health and metrics' },
+      ],
+    },
+  });
+  await app.register(swaggerUi, { routePrefix: '/docs' });
+  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+
+  await app.register(healthRoutes, { ready: () => tasks.ready(), metrics });
+  await app.register(taskRoutes, { tasks, onCreated: (taskType) => metrics.taskCreated(taskType) });
+  return app;
+}
+
+function toApiError(error: FastifyError | ApiError): ApiError {
+  if (error instanceof ApiError) return error;
+  if (error.validation) {
+    const root = error.validationContext === 'body' ? '' : (error.validationContext ?? '');
+    const details = toFieldProblems(error.validation as never, root === 'querystring' ? '' : root);
+    const first = details[0];
+    return new ApiError(ErrorCode.InvalidArgument, first ? `${first.field} ${first.reason}` : 'invalid request', details);
+  }
+  switch (error.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new ApiError(ErrorCode.PayloadTooLarge, 'request body is over the size limit');
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return new ApiError(ErrorCode.UnsupportedMediaType, 'send the body as application/json');
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return new ApiError(ErrorCode.InvalidArgument, 'body is empty', [{ field: 'body', reason: 'is required' }]);
+    default:
+      if (error.statusCode === 405) return new ApiError(ErrorCode.MethodNotAllowed, error.message);
+      if (error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500) {
+        return new ApiError(ErrorCode.InvalidArgument, error.message);
+      }
+      return new ApiError(ErrorCode.Internal, 'internal error', undefined, { cause: error });
+  }
+}

@@ -1,0 +1,82 @@
+/**
+ * The API's one catalog of errors: a stable machine code, its HTTP status and a message.
+ * Every error body is `{"error": {"code", "message", "details"?}}`.
+ */
+import type { FieldProblem } from '../validation.js';
+
+export const ErrorCode = {
+  InvalidArgument: 'INVALID_ARGUMENT',
+  PayloadTooLarge: 'PAYLOAD_TOO_LARGE',
+  TaskNotFound: 'TASK_NOT_FOUND',
+  TaskConflict: 'TASK_CONFLICT',
+  FailedPrecondition: 'FAILED_PRECONDITION',
+  NotFound: 'NOT_FOUND',
+  MethodNotAllowed: 'METHOD_NOT_ALLOWED',
+  UnsupportedMediaType: 'UNSUPPORTED_MEDIA_TYPE',
+  ResourceExhausted: 'RESOURCE_EXHAUSTED',
+  Unavailable: 'UNAVAILABLE',
+  Internal: 'INTERNAL',
+} as const;
+export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
+
+export const ERROR_STATUS: Record<ErrorCode, number> = {
+  INVALID_ARGUMENT: 400,
+  PAYLOAD_TOO_LARGE: 413,
+  TASK_NOT_FOUND: 404,
+  TASK_CONFLICT: 409,
+  FAILED_PRECONDITION: 409,
+  NOT_FOUND: 404,
+  METHOD_NOT_ALLOWED: 405,
+  UNSUPPORTED_MEDIA_TYPE: 415,
+  RESOURCE_EXHAUSTED: 429,
+  UNAVAILABLE: 503,
+  INTERNAL: 500,
+};
+
+/** What each code means, for the API documentation. */
+export const ERROR_DESCRIPTIONS: Record<ErrorCode, string> = {
+  INVALID_ARGUMENT: 'The request is malformed or a field breaks a rule; `details` names each field. Nothing was created.',
+  PAYLOAD_TOO_LARGE: 'The payload (or the whole body) is over the configured size limit. Nothing was created.',
+  TASK_NOT_FOUND: 'No task has this id.',
+  TASK_CONFLICT: 'A task with this id exists with a different specification.',
+  FAILED_PRECONDITION: 'The task is not in a status that allows this action.',
+  NOT_FOUND: 'No such route or resource.',
+  METHOD_NOT_ALLOWED: 'The route exists but not with this method.',
+  UNSUPPORTED_MEDIA_TYPE: 'The body is not application/json.',
+  RESOURCE_EXHAUSTED: 'Temporal refused for load or quota (for example another batch job is running); retry later.',
+  UNAVAILABLE: 'Temporal cannot be reached; retry later. The request may not have been carried out.',
+  INTERNAL: 'An unexpected error; the server log has the details.',
+};
+
+export class ApiError extends Error {
+  override name = 'ApiError';
+  readonly status: number;
+
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly details?: FieldProblem[],
+    options?: ErrorOptions,
+  ) {
+    super(message, options);
+    this.status = ERROR_STATUS[code];
+  }
+
+  toBody(): ErrorBody {
+    const error: ErrorBody['error'] = { code: this.code, message: this.message };
+    if (this.details && this.details.length > 0) error.details = this.details;
+    return { error };
+  }
+}
+
+export interface ErrorBody {
+  error: { code: ErrorCode; message: string; details?: FieldProblem[] };
+}
+
+export function invalidArgument(field: string, reason: string): ApiError {
+  return new ApiError(ErrorCode.InvalidArgument, `${field} ${reason}`, [{ field, reason }]);
+}
+
+export function taskNotFound(taskId: string): ApiError {
+  return new ApiError(ErrorCode.TaskNotFound, `no task with id ${taskId}`);
+}

@@ -1,0 +1,100 @@
+/**
+ * The API process's metrics. Task counts by status come from Temporal visibility counts, cached,
+ * so a scrape costs a few count queries whatever the number of tasks.
+ */
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { BoundedLabel } from '../observability/labels.js';
+import type { TaskStatus } from '../shared/task.js';
+
+export interface TaskCounts {
+  byStatus: Partial<Record<TaskStatus, number>>;
+  /** Seconds since the due time of the oldest SCHEDULED task that is past due; 0 when none. */
+  oldestOverdueSeconds: number;
+}
+
+export interface ApiMetricsOptions {
+  /** Reads the counts from Temporal; called at most once per `cacheMs`. */
+  readCounts: () => Promise<TaskCounts>;
+  /** @defaultValue 15000 */
+  cacheMs?: number;
+}
+
+export const GAUGED_STATUSES: readonly TaskStatus[] = ['SCHEDULED', 'RUNNING', 'FAILED'];
+
+export class ApiMetrics {
+  readonly registry = new Registry();
+  private readonly taskType = new BoundedLabel();
+  private readonly created = new Counter({
+    name: 'delayed_tasks_created_total',
+    help: 'Tasks created through the API, by task type',
+    labelNames: ['task_type'],
+    registers: [this.registry],
+  });
+  readonly httpDuration = new Histogram({
+    name: 'http_request_duration_seconds',
+    help: 'API request duration by method, route and status code',
+    labelNames: ['method', 'route', 'status_code'],
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+    registers: [this.registry],
+  });
+  private cached: { at: number; value: Promise<TaskCounts> } | undefined;
+
+  constructor(private readonly options: ApiMetricsOptions) {
+    collectDefaultMetrics({ register: this.registry });
+    const counts = () => this.counts();
+    new Gauge({
+      name: 'delayed_tasks_current',
+      help: 'Tasks now SCHEDULED, RUNNING or FAILED (dead letters), from Temporal visibility (cached)',
+      labelNames: ['status'],
+      registers: [this.registry],
+      async collect() {
+        const { byStatus } = await counts();
+        for (const status of GAUGED_STATUSES) this.set({ status }, byStatus[status] ?? 0);
+      },
+    });
+    new Gauge({
+      name: 'delayed_tasks_oldest_overdue_seconds',
+      help: 'Age of the oldest task past its due time that has not fired yet (cached); 0 when none',
+      registers: [this.registry],
+      async collect() {
+        this.set((await counts()).oldestOverdueSeconds);
+      },
+    });
+  }
+
+  taskCreated(taskType: string): void {
+    this.created.inc({ task_type: this.taskType.of(taskType) });
+  }
+
+  private counts(): Promise<TaskCounts> {
+    const now = Date.now();
+    if (!this.cached || now - this.cached.at > (this.options.cacheMs ?? 15_000)) {
+      const value = this.options.readCounts().catch(() => ({ byStatus: {}, oldestOverdueSeconds: 0 }));
+      this.cached = { at: now, value };
+    }
+    return this.cached.value;
+  }
+}
+
+/**
+ * Age in seconds of the oldest overdue item, found with count queries only: doubling steps back in
+ * time until nothing is older, then bisecting to within 5%. `countOlderThan(ms)` counts items due
+ * before now minus ms.
+ */
+export async function oldestAgeSeconds(countOlderThan: (ageMs: number) => Promise<number>, maxAgeMs: number): Promise<number> {
+  if ((await countOlderThan(0)) === 0) return 0;
+  let found = 0;
+  let step = 1000;
+  while (step <= maxAgeMs && (await countOlderThan(step)) > 0) {
+    found = step;
+    step *= 2;
+  }
+  let low = found;
+  let high = Math.min(step, maxAgeMs);
+  while (high - low > Math.max(1000, low * 0.05)) {
+    const middle = Math.floor((low + high) / 2);
+    if ((await countOlderThan(middle)) > 0) low = middle;
+    else high = middle;
+  }
+  return low / 1000;
+}

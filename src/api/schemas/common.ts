@@ -1,0 +1,51 @@
+/** Schema pieces every resource shares: the error body and times. */
+import Type, { type Static } from 'typebox';
+import { ErrorCode } from '../errors.js';
+
+export const TimestampSchema = Type.String({
+  format: 'date-time',
+  description: 'RFC 3339 UTC with milliseconds',
+  examples: ['2026-12-02T10:00:00.000Z'],
+});
+
+export const NullableTimestampSchema = Type.Union([TimestampSchema, Type.Null()]);
+
+/** A time a client sends: RFC 3339 with an explicit offset; a time without offset is rejected. */
+export const ClientTimeSchema = Type.String({
+  maxLength: 64,
+  description: 'RFC 3339 time WITH an offset (`Z` or `+08:00`)',
+  examples: ['2026-12-02T18:30:00+08:00'],
+});
+
+export const ErrorBodySchema = Type.Object(
+  {
+    error: Type.Object({
+      code: Type.Union(
+        Object.values(ErrorCode).map((code) => Type.Literal(code)),
+        { description: 'Stable machine code' },
+      ),
+      message: Type.String(),
+      details: Type.Optional(
+        Type.Array(
+          Type.Object({
+            field: Type.String({ description: 'Dotted path of the offending field, or `body`' }),
+            reason: Type.String(),
+          }),
+        ),
+      ),
+    }),
+  },
+  {
+    $id: 'ErrorBody',
+    examples: [
+      {
+        error: {
+          code: 'INVALID_ARGUMENT',
+          message: 'executeAt must be an RFC 3339 time with an offset',
+          details: [{ field: 'executeAt', reason: 'must be an RFC 3339 time with an offset (Z or +08:00)' }],
+        },
+      },
+    ],
+  },
+);
+export type ErrorBodyType = Static<typeof ErrorBodySchema>;

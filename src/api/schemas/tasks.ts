@@ -1,0 +1,214 @@
+/** Schemas of the task resource and its routes. Types come from `Static<>`, so they cannot drift. */
+import Type, { type Static } from 'typebox';
+import {
+  MAX_RETRIES,
+  PRIORITY,
+  TASK_ID_PATTERN,
+  TASK_TYPE_PATTERN,
+  TIMEOUT_MS,
+  TRACE_ID_MAX_LENGTH,
+} from '../../shared/limits.js';
+import { ClientTimeSchema, NullableTimestampSchema, TimestampSchema } from './common.js';
+
+const TaskTypeSchema = Type.String({
+  pattern: TASK_TYPE_PATTERN,
+  description: 'Lower-case name of the kind of task',
+  examples: ['order.close_timeout'],
+});
+const TaskIdSchema = Type.String({
+  pattern: TASK_ID_PATTERN,
+  description: 'Client-chosen id, unique per task; generated when absent',
+  examples: ['order-10023-close'],
+});
+const PayloadSchema = Type.Object(
+  {},
+  { additionalProperties: true, description: 'JSON object given to the callback unchanged', examples: [{ orderId: '10023' }] },
+);
+const DelaySecondsSchema = Type.Number({ minimum: 0, description: 'Run this many seconds from now (fractions allowed)', examples: [1800] });
+const MaxRetriesSchema = Type.Integer({ minimum: MAX_RETRIES.min, maximum: MAX_RETRIES.max, description: `Retries after the first attempt (default ${MAX_RETRIES.default}, or the task type's)` });
+const TimeoutMsSchema = Type.Integer({ minimum: TIMEOUT_MS.min, maximum: TIMEOUT_MS.max, description: `Limit of one callback attempt in ms (default ${TIMEOUT_MS.default}, or the task type's)` });
+const PayloadVersionSchema = Type.Integer({ minimum: 1, maximum: 2_147_483_647, description: 'Version of the payload schema (default 1)' });
+const PrioritySchema = Type.Integer({ minimum: PRIORITY.min, maximum: PRIORITY.max, description: '1 highest to 5 lowest (default 3): order of callbacks due together when a type is saturated' });
+export const TaskStatusSchema = Type.Union(
+  [
+    Type.Literal('SCHEDULED'),
+    Type.Literal('RUNNING'),
+    Type.Literal('SUCCEEDED'),
+    Type.Literal('FAILED'),
+    Type.Literal('CANCELLED'),
+  ],
+  { description: 'SCHEDULED, RUNNING (callback in progress or waiting to retry), SUCCEEDED, FAILED (dead letter), CANCELLED' },
+);
+
+export const CreateTaskBodySchema = Type.Object(
+  {
+    taskType: TaskTypeSchema,
+    payload: PayloadSchema,
+    delaySeconds: Type.Optional(DelaySecondsSchema),
+    executeAt: Type.Optional(ClientTimeSchema),
+    callbackUrl: Type.Optional(
+      Type.String({ maxLength: 2048, description: "Absolute http(s) URL; may be omitted when the task type's policy has one", examples: ['https://orders.internal/callbacks/close'] }),
+    ),
+    taskId: Type.Optional(TaskIdSchema),
+    maxRetries: Type.Optional(MaxRetriesSchema),
+    timeoutMs: Type.Optional(TimeoutMsSchema),
+    payloadVersion: Type.Optional(PayloadVersionSchema),
+    traceId: Type.Optional(Type.String({ minLength: 1, maxLength: TRACE_ID_MAX_LENGTH, description: 'Caller trace id; sent on as W3C traceparent' })),
+    priority: Type.Optional(PrioritySchema),
+  },
+  {
+    additionalProperties: false,
+    description: 'Exactly one of delaySeconds or executeAt',
+    examples: [
+      {
+        taskType: 'order.close_timeout',
+        taskId: 'order-10023-close',
+        payload: { orderId: '10023' },
+        delaySeconds: 1800,
+        callbackUrl: 'https://orders.internal/callbacks/close',
+      },
+    ],
+  },
+);
+export type CreateTaskBody = Static<typeof CreateTaskBodySchema>;
+
+export const TaskErrorSchema = Type.Object({
+  message: Type.String(),
+  statusCode: Type.Optional(Type.Integer({ description: 'HTTP status the callback answered, when it answered' })),
+});
+
+export const TaskSchema = Type.Object(
+  {
+    taskId: TaskIdSchema,
+    taskType: TaskTypeSchema,
+    status: TaskStatusSchema,
+    executeAt: TimestampSchema,
+    createdAt: TimestampSchema,
+    payload: PayloadSchema,
+    payloadVersion: Type.Integer(),
+    callbackUrl: Type.String(),
+    maxRetries: Type.Integer(),
+    timeoutMs: Type.Integer(),
+    traceId: Type.Union([Type.String(), Type.Null()]),
+    priority: Type.Integer(),
+    attempts: Type.Integer({ description: 'Callback attempts made so far' }),
+    lastError: Type.Union([TaskErrorSchema, Type.Null()]),
+    nextAttemptAt: Type.Union([TimestampSchema, Type.Null()], { description: 'When the next retry is due, while retrying' }),
+    firedAt: NullableTimestampSchema,
+    completedAt: NullableTimestampSchema,
+  },
+  {
+    $id: 'Task',
+    examples: [
+      {
+        taskId: 'order-10023-close',
+        taskType: 'order.close_timeout',
+        status: 'SCHEDULED',
+        executeAt: '2026-12-02T10:30:00.000Z',
+        createdAt: '2026-12-02T10:00:00.000Z',
+        payload: { orderId: '10023' },
+        payloadVersion: 1,
+        callbackUrl: 'https://orders.internal/callbacks/close',
+        maxRetries: 3,
+        timeoutMs: 30000,
+        traceId: null,
+        priority: 3,
+        attempts: 0,
+        lastError: null,
+        nextAttemptAt: null,
+        firedAt: null,
+        completedAt: null,
+      },
+    ],
+  },
+);
+export type Task = Static<typeof TaskSchema>;
+
+export const TaskParamsSchema = Type.Object({ taskId: TaskIdSchema });
+
+/** A list entry: the task without its payload (fetch the task for it), from Temporal visibility. */
+export const TaskSummarySchema = Type.Object({
+  taskId: Type.String(),
+  taskType: Type.String(),
+  status: TaskStatusSchema,
+  executeAt: Type.Union([TimestampSchema, Type.Null()]),
+  createdAt: Type.Union([TimestampSchema, Type.Null()]),
+  callbackUrl: Type.Union([Type.String(), Type.Null()]),
+  priority: Type.Union([Type.Integer(), Type.Null()]),
+  attempts: Type.Integer(),
+  lastError: Type.Union([TaskErrorSchema, Type.Null()]),
+  completedAt: NullableTimestampSchema,
+});
+export type TaskSummary = Static<typeof TaskSummarySchema>;
+
+export const ListTasksQuerySchema = Type.Object(
+  {
+    status: Type.Optional(TaskStatusSchema),
+    taskType: Type.Optional(TaskTypeSchema),
+    pageSize: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 50 })),
+    pageToken: Type.Optional(Type.String({ maxLength: 4096, description: 'nextPageToken of the previous page' })),
+  },
+  { additionalProperties: false },
+);
+export type ListTasksQuery = Static<typeof ListTasksQuerySchema>;
+
+export const TaskListSchema = Type.Object({
+  tasks: Type.Array(TaskSummarySchema),
+  nextPageToken: Type.Union([Type.String(), Type.Null()], { description: 'Pass as pageToken for the next page; null on the last' }),
+});
+export type TaskList = Static<typeof TaskListSchema>;
+
+const WhenProperties = {
+  delaySeconds: Type.Optional(DelaySecondsSchema),
+  executeAt: Type.Optional(ClientTimeSchema),
+};
+
+export const RescheduleBodySchema = Type.Object(WhenProperties, {
+  additionalProperties: false,
+  description: 'Exactly one of delaySeconds or executeAt',
+  examples: [{ delaySeconds: 600 }],
+});
+export type RescheduleBody = Static<typeof RescheduleBodySchema>;
+
+export const ReplayBodySchema = Type.Object(
+  {
+    payload: Type.Optional(PayloadSchema),
+    payloadVersion: Type.Optional(PayloadVersionSchema),
+    maxRetries: Type.Optional(MaxRetriesSchema),
+    ...WhenProperties,
+  },
+  { additionalProperties: false, description: 'Overrides for the new run; it runs now unless delaySeconds or executeAt say otherwise' },
+);
+export type ReplayBody = Static<typeof ReplayBodySchema>;
+
+export const BulkReplayBodySchema = Type.Object(
+  {
+    taskType: Type.Optional(TaskTypeSchema),
+    status: Type.Optional(Type.Union([Type.Literal('FAILED'), Type.Literal('CANCELLED')], { default: 'FAILED' })),
+  },
+  { additionalProperties: false, examples: [{ taskType: 'order.close_timeout', status: 'FAILED' }] },
+);
+export type BulkReplayBody = Static<typeof BulkReplayBodySchema>;
+
+export const BulkCancelBodySchema = Type.Object(
+  {
+    taskType: Type.Optional(TaskTypeSchema),
+    status: Type.Optional(Type.Union([Type.Literal('SCHEDULED'), Type.Literal('RUNNING')], { description: 'Default: both' })),
+  },
+  { additionalProperties: false, examples: [{ taskType: 'coupon.expire' }] },
+);
+export type BulkCancelBody = Static<typeof BulkCancelBodySchema>;
+
+export const BatchJobSchema = Type.Object({
+  jobId: Type.String(),
+  operation: Type.Union([Type.Literal('replay'), Type.Literal('cancel')]),
+  state: Type.String({ description: 'RUNNING, COMPLETED or FAILED' }),
+  matched: Type.Union([Type.Integer(), Type.Null()], { description: 'Tasks matching the filter when the job started' }),
+  completed: Type.Union([Type.Integer(), Type.Null()]),
+  failed: Type.Union([Type.Integer(), Type.Null()]),
+  startedAt: NullableTimestampSchema,
+  closedAt: NullableTimestampSchema,
+});
+export type BatchJob = Static<typeof BatchJobSchema>;
+
+export const BatchParamsSchema = Type.Object({ jobId: Type.String({ pattern: '^[A-Za-z0-9._:-]{1,128}$' }) });

@@ -1,0 +1,197 @@
+/**
+ * The rules of the create contract that a JSON Schema cannot say: when the task runs, payload
+ * limits, callback URL, per-type caps. Pure: `now` and the limits come in as arguments.
+ */
+import { createHash } from 'node:crypto';
+import type { Config } from '../config.js';
+import type { TaskTypePolicy } from '../policies.js';
+import { PAYLOAD_VERSION_DEFAULT, PRIORITY } from '../shared/limits.js';
+import type { TaskSpec } from '../shared/task.js';
+import { ApiError, ErrorCode, invalidArgument } from './errors.js';
+import type { CreateTaskBody } from './schemas/tasks.js';
+
+export type Limits = Config['limits'];
+
+const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(?:\.(\d+))?(?:([Zz])|([+-])(\d{2}):(\d{2}))$/;
+
+/** Parses an RFC 3339 time that carries an offset; undefined when it is not one. */
+export function parseRfc3339(value: string): number | undefined {
+  const m = RFC3339.exec(value);
+  if (!m) return undefined;
+  const [year, month, day, hour, minute, second] = m.slice(1, 7).map(Number) as [number, number, number, number, number, number];
+  const millis = Number((m[7] ?? '0').padEnd(3, '0').slice(0, 3));
+  if (month < 1 || month > 12 || hour > 23 || minute > 59 || second > 59) return undefined;
+  const local = Date.UTC(year, month - 1, day, hour, minute, second, millis);
+  if (new Date(local).getUTCDate() !== day) return undefined; // 2026-02-30
+  if (m[8]) return local;
+  const offsetHours = Number(m[10]);
+  const offsetMinutes = Number(m[11]);
+  if (offsetHours > 23 || offsetMinutes > 59) return undefined;
+  const sign = m[9] === '-' ? -1 : 1;
+  return local - sign * (offsetHours * 60 + offsetMinutes) * 60_000;
+}
+
+export interface When {
+  delaySeconds?: number;
+  executeAt?: string;
+}
+
+/**
+ * The due time of a create, reschedule or replay, as epoch ms. `fallbackNow` allows neither field
+ * (replay runs now by default); otherwise exactly one is required.
+ */
+export function resolveWhen(when: When, now: number, limits: Limits, fallbackNow = false): number {
+  const { delaySeconds, executeAt } = when;
+  if (delaySeconds !== undefined && executeAt !== undefined) {
+    throw new ApiError(ErrorCode.InvalidArgument, 'give either delaySeconds or executeAt, not both', [
+      { field: 'delaySeconds', reason: 'cannot be combined with executeAt' },
+      { field: 'executeAt', reason: 'cannot be combined with delaySeconds' },
+    ]);
+  }
+  const ahead = limits.maxScheduleAheadSeconds;
+  const mixUp = 'a seconds/milliseconds mix-up?';
+  if (delaySeconds !== undefined) {
+    if (delaySeconds > ahead) {
+      throw invalidArgument('delaySeconds', `is more than ${ahead} s (${formatDays(ahead)}) ahead; ${mixUp}`);
+    }
+    return now + Math.round(delaySeconds * 1000);
+  }
+  if (executeAt !== undefined) {
+    const at = parseRfc3339(executeAt);
+    if (at === undefined) {
+      throw invalidArgument('executeAt', 'must be an RFC 3339 time with an offset (Z or +08:00), e.g. 2026-12-02T18:30:00+08:00');
+    }
+    if (at > now + ahead * 1000) {
+      throw invalidArgument('executeAt', `is more than ${formatDays(ahead)} ahead; ${mixUp}`);
+    }
+    if (at < now - limits.maxPastSeconds * 1000) {
+      throw invalidArgument('executeAt', `is more than ${limits.maxPastSeconds} s in the past; ${mixUp}`);
+    }
+    return at;
+  }
+  if (fallbackNow) return now;
+  throw new ApiError(ErrorCode.InvalidArgument, 'give one of delaySeconds or executeAt', [
+    { field: 'delaySeconds', reason: 'one of delaySeconds or executeAt is required' },
+  ]);
+}
+
+function formatDays(seconds: number): string {
+  return seconds % 86_400 === 0 ? `${seconds / 86_400} days` : `${seconds} s`;
+}
+
+/** Size and depth limits of a payload: 413 when too large, 400 when nested too deep. */
+export function checkPayload(payload: Record<string, unknown>, limits: Limits, field = 'payload'): void {
+  const size = Buffer.byteLength(JSON.stringify(payload), 'utf8');
+  if (size > limits.maxPayloadBytes) {
+    throw new ApiError(ErrorCode.PayloadTooLarge, `${field} is ${size} bytes; the limit is ${limits.maxPayloadBytes}`, [
+      { field, reason: `is ${size} bytes serialized; at most ${limits.maxPayloadBytes}` },
+    ]);
+  }
+  const depth = depthOf(payload);
+  if (depth > limits.maxPayloadDepth) {
+    throw invalidArgument(field, `is nested ${depth} levels deep; at most ${limits.maxPayloadDepth} (the payload object is level 1)`);
+  }
+}
+
+/** Nesting depth of objects and arrays; a scalar is 0, `{}` is 1. */
+export function depthOf(value: unknown): number {
+  if (value === null || typeof value !== 'object') return 0;
+  let deepest = 0;
+  for (const child of Object.values(value)) deepest = Math.max(deepest, depthOf(child));
+  return deepest + 1;
+}
+
+/** An absolute http(s) URL, on an allowed host when the policy restricts hosts. */
+export function checkCallbackUrl(url: string | undefined, policy: TaskTypePolicy): string {
+  const value = url ?? policy.callbackUrl;
+  if (value === undefined) {
+    throw invalidArgument('callbackUrl', 'is required (this task type has no default callback URL)');
+  }
+  let parsed: URL;
+  try {
+    parsed = new URL(value);
+  } catch {
+    throw invalidArgument('callbackUrl', 'must be an absolute http(s) URL');
+  }
+  if ((parsed.protocol !== 'http:' && parsed.protocol !== 'https:') || parsed.hostname === '') {
+    throw invalidArgument('callbackUrl', 'must be an absolute http(s) URL');
+  }
+  const hosts = policy.allowedCallbackHosts;
+  if (hosts && !hosts.some((host) => hostMatches(parsed.hostname, host))) {
+    throw invalidArgument('callbackUrl', `host ${parsed.hostname} is not allowed for this task type (allowed: ${hosts.join(', ')})`);
+  }
+  return value;
+}
+
+/** `orders.internal` matches itself; `*.internal` matches any sub-domain of internal. */
+function hostMatches(hostname: string, allowed: string): boolean {
+  const host = hostname.toLowerCase();
+  const rule = allowed.toLowerCase();
+  return rule.startsWith('*.') ? host.endsWith(rule.slice(1)) : host === rule;
+}
+
+/** A value within the policy's cap, or its default. */
+export function capped(field: string, given: number | undefined, bounds: { default: number; max: number }): number {
+  if (given === undefined) return bounds.default;
+  if (given > bounds.max) throw invalidArgument(field, `is over this task type's cap of ${bounds.max}`);
+  return given;
+}
+
+export interface CreateContext {
+  now: number;
+  limits: Limits;
+  policy: TaskTypePolicy;
+  callbackTaskQueue: string;
+  newTaskId: () => string;
+}
+
+/** The workflow input of a create request, and the fingerprint that makes creates idempotent. */
+export function buildTaskSpec(body: CreateTaskBody, ctx: CreateContext): { spec: TaskSpec; fingerprint: string } {
+  const payload = body.payload as Record<string, unknown>;
+  checkPayload(payload, ctx.limits);
+  const executeAtMs = resolveWhen(body, ctx.now, ctx.limits);
+  const spec: TaskSpec = {
+    taskId: body.taskId ?? ctx.newTaskId(),
+    taskType: body.taskType,
+    payload,
+    payloadVersion: body.payloadVersion ?? PAYLOAD_VERSION_DEFAULT,
+    executeAt: new Date(executeAtMs).toISOString(),
+    callbackUrl: checkCallbackUrl(body.callbackUrl, ctx.policy),
+    maxRetries: capped('maxRetries', body.maxRetries, ctx.policy.maxRetries),
+    timeoutMs: capped('timeoutMs', body.timeoutMs, ctx.policy.timeoutMs),
+    traceId: body.traceId ?? null,
+    priority: body.priority ?? PRIORITY.default,
+    createdAt: new Date(ctx.now).toISOString(),
+    callbackTaskQueue: ctx.callbackTaskQueue,
+  };
+  // A retried create with delaySeconds computes a later executeAt: compare what was asked for.
+  const when = body.delaySeconds !== undefined ? { delaySeconds: body.delaySeconds } : { executeAt: spec.executeAt };
+  const fingerprint = digest({
+    taskType: spec.taskType,
+    payload: spec.payload,
+    payloadVersion: spec.payloadVersion,
+    when,
+    callbackUrl: spec.callbackUrl,
+    maxRetries: spec.maxRetries,
+    timeoutMs: spec.timeoutMs,
+    traceId: spec.traceId,
+    priority: spec.priority,
+  });
+  return { spec, fingerprint };
+}
+
+/** sha256 of canonical JSON (object keys sorted), so key order does not change the fingerprint. */
+export function digest(value: unknown): string {
+  return createHash('sha256').update(canonicalJson(value)).digest('hex');
+}
+
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.entries(value)
+      .filter(([, child]) => child !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([key, child]) => `${JSON.stringify(key)}:${canonicalJson(child)}`).join(',')}}`;
+  }
+  return JSON.stringify(value);
+}

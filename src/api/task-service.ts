@@ -1,0 +1,429 @@
+/**
+ * What the API does with tasks, in Temporal terms: each task is one workflow whose id is the task id.
+ * Every Temporal call runs under a deadline, so an unreachable server means a fast 503.
+ */
+import { randomUUID } from 'node:crypto';
+import { Client, WorkflowExecutionAlreadyStartedError, defaultPayloadConverter, type Connection } from '@temporalio/client';
+import proto, { type temporal } from '@temporalio/proto';
+import type { Config } from '../config.js';
+import { Policies, type TaskTypePolicy } from '../policies.js';
+import { SEARCH_ATTRIBUTES, TASK_WORKFLOW_TYPE } from '../shared/constants.js';
+import type { TaskError, TaskSpec, TaskState, TaskStatus } from '../shared/task.js';
+import { TASK_STATUSES } from '../shared/task.js';
+import { cancelSignal, rescheduleUpdate, statusQuery, type delayedTask } from '../workflows/delayed-task.js';
+import { ApiError, ErrorCode, invalidArgument } from './errors.js';
+import type {
+  BatchJob,
+  BulkCancelBody,
+  BulkReplayBody,
+  CreateTaskBody,
+  ListTasksQuery,
+  ReplayBody,
+  RescheduleBody,
+  Task,
+  TaskList,
+  TaskSummary,
+} from './schemas/tasks.js';
+import { buildTaskSpec, capped, checkPayload, digest, resolveWhen } from './task-input.js';
+import { isNotRunning, toApiError } from './temporal-errors.js';
+
+type Payload = temporal.api.common.v1.IPayload;
+const { WorkflowExecutionStatus, BatchOperationState, ResetReapplyExcludeType } = proto.temporal.api.enums.v1;
+
+export interface TaskServiceOptions {
+  connection: Connection;
+  config: Readonly<Config>;
+  policies: Policies;
+  now?: () => number;
+}
+
+export class TaskService {
+  private readonly client: Client;
+  private readonly namespace: string;
+  private readonly taskQueue: string;
+  private readonly now: () => number;
+
+  constructor(private readonly options: TaskServiceOptions) {
+    this.namespace = options.config.temporal.namespace;
+    this.taskQueue = options.config.temporal.taskQueue;
+    this.client = new Client({ connection: options.connection, namespace: this.namespace });
+    this.now = options.now ?? Date.now;
+  }
+
+  /** Creates a task; the same id with the same spec returns the existing task (`created: false`). */
+  async create(body: CreateTaskBody): Promise<{ task: Task; created: boolean }> {
+    const policy = this.policyOf(body.taskType);
+    const { spec, fingerprint } = buildTaskSpec(body, {
+      now: this.now(),
+      limits: this.options.config.limits,
+      policy,
+      callbackTaskQueue: Policies.taskQueue(this.taskQueue, policy),
+      newTaskId: randomUUID,
+    });
+    try {
+      await this.start(spec, fingerprint, 'REJECT_DUPLICATE');
+      return { task: toTask(initialState(spec)), created: true };
+    } catch (err) {
+      if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw toApiError(err);
+    }
+    const existing = await this.call(() => this.client.workflow.getHandle(spec.taskId).describe(), spec.taskId);
+    if (existing.type !== TASK_WORKFLOW_TYPE || existing.memo?.specHash !== fingerprint) {
+      throw new ApiError(ErrorCode.TaskConflict, `task ${spec.taskId} exists with a different specification`);
+    }
+    return { task: await this.get(spec.taskId), created: false };
+  }
+
+  async get(taskId: string): Promise<Task> {
+    return toTask(await this.state(taskId));
+  }
+
+  /** Cancels a SCHEDULED or RUNNING task; a CANCELLED one is a no-op; a finished one is a conflict. */
+  async cancel(taskId: string): Promise<Task> {
+    const state = await this.state(taskId);
+    if (state.status === 'CANCELLED') return toTask(state);
+    if (state.status === 'SUCCEEDED' || state.status === 'FAILED') {
+      throw new ApiError(ErrorCode.FailedPrecondition, `task ${taskId} is ${state.status} and can no longer be cancelled`);
+    }
+    try {
+      await this.call(() => this.client.workflow.getHandle(taskId).signal(cancelSignal, { reason: 'cancelled through the API' }), taskId);
+    } catch (err) {
+      // Finished between the query and the signal: report what it became.
+      if (!isNotRunning(err)) throw toApiError(err, taskId);
+      return this.cancel(taskId);
+    }
+    return this.get(taskId);
+  }
+
+  async reschedule(taskId: string, body: RescheduleBody): Promise<Task> {
+    const executeAt = new Date(resolveWhen(body, this.now(), this.options.config.limits)).toISOString();
+    try {
+      const state = await this.call(
+        () => this.client.workflow.getHandle(taskId).executeUpdate(rescheduleUpdate, { args: [{ executeAt }] }),
+        taskId,
+      );
+      return toTask(state);
+    } catch (err) {
+      if (err instanceof ApiError && err.code === ErrorCode.TaskNotFound) {
+        // Updates cannot reach a closed run: tell "gone" from "finished".
+        const state = await this.state(taskId);
+        throw new ApiError(ErrorCode.FailedPrecondition, `only a SCHEDULED task can be rescheduled; this one is ${state.status}`);
+      }
+      throw err;
+    }
+  }
+
+  /** Runs a FAILED or CANCELLED task again as a new run of the same workflow id. */
+  async replay(taskId: string, body: ReplayBody): Promise<Task> {
+    const previous = await this.state(taskId);
+    if (previous.status !== 'FAILED' && previous.status !== 'CANCELLED') {
+      throw new ApiError(ErrorCode.FailedPrecondition, `only a FAILED or CANCELLED task can be replayed; this one is ${previous.status}`);
+    }
+    const policy = this.policyOf(previous.taskType);
+    const limits = this.options.config.limits;
+    const payload = (body.payload as Record<string, unknown> | undefined) ?? previous.payload;
+    if (body.payload) checkPayload(payload, limits);
+    const now = this.now();
+    const spec: TaskSpec = {
+      taskId,
+      taskType: previous.taskType,
+      payload,
+      payloadVersion: body.payloadVersion ?? previous.payloadVersion,
+      executeAt: new Date(resolveWhen(body, now, limits, true)).toISOString(),
+      callbackUrl: previous.callbackUrl,
+      maxRetries: body.maxRetries === undefined ? previous.maxRetries : capped('maxRetries', body.maxRetries, policy.maxRetries),
+      timeoutMs: previous.timeoutMs,
+      traceId: previous.traceId,
+      priority: previous.priority,
+      createdAt: previous.createdAt,
+      callbackTaskQueue: Policies.taskQueue(this.taskQueue, policy),
+    };
+    try {
+      await this.start(spec, fingerprintOf(spec), 'ALLOW_DUPLICATE');
+    } catch (err) {
+      if (err instanceof WorkflowExecutionAlreadyStartedError) {
+        throw new ApiError(ErrorCode.FailedPrecondition, `task ${taskId} is still closing its previous run; retry shortly`);
+      }
+      throw toApiError(err, taskId);
+    }
+    return toTask(initialState(spec));
+  }
+
+  /** One page of tasks from Temporal visibility, newest first, the latest run of each task only. */
+  async list(query: ListTasksQuery): Promise<TaskList> {
+    const filters = [this.baseQuery()];
+    if (query.status) filters.push(`${SEARCH_ATTRIBUTES.taskStatus.name} = '${query.status}'`);
+    if (query.taskType) filters.push(`${SEARCH_ATTRIBUTES.taskType.name} = '${query.taskType}'`);
+    let nextPageToken: Uint8Array | undefined;
+    if (query.pageToken) {
+      nextPageToken = Buffer.from(query.pageToken, 'base64url');
+      if (nextPageToken.length === 0) throw invalidArgument('pageToken', 'is not a token this API gave out');
+    }
+    const response = await this.call(() =>
+      this.client.workflowService.listWorkflowExecutions({
+        namespace: this.namespace,
+        pageSize: query.pageSize ?? 50,
+        nextPageToken,
+        query: filters.join(' AND '),
+      }),
+    );
+    const executions = response.executions ?? [];
+    const latest = await Promise.all(executions.map((execution) => this.isLatestRun(execution)));
+    const tasks = executions.filter((_, i) => latest[i]).map(toSummary);
+    const token = response.nextPageToken && response.nextPageToken.length > 0 ? Buffer.from(response.nextPageToken).toString('base64url') : null;
+    return { tasks, nextPageToken: token };
+  }
+
+  /** Replays every matching dead letter as one server-side batch reset. */
+  async bulkReplay(body: BulkReplayBody): Promise<BatchJob> {
+    const status = body.status ?? 'FAILED';
+    const query = this.filterQuery(body.taskType, [status]);
+    return this.startBatch('replay', query, {
+      resetOperation: {
+        identity: 'delayed-task-api',
+        options: {
+          firstWorkflowTask: {},
+          // A replayed task must not receive its old cancel signal again.
+          resetReapplyExcludeTypes: [ResetReapplyExcludeType.RESET_REAPPLY_EXCLUDE_TYPE_SIGNAL],
+        },
+      },
+    });
+  }
+
+  /** Cancels every matching open task as one server-side batch of `cancel` signals. */
+  async bulkCancel(body: BulkCancelBody): Promise<BatchJob> {
+    const statuses: TaskStatus[] = body.status ? [body.status] : ['SCHEDULED', 'RUNNING'];
+    const query = `${this.filterQuery(body.taskType, statuses)} AND ExecutionStatus = 'Running'`;
+    const input = defaultPayloadConverter.toPayload({ reason: 'bulk cancel through the API' });
+    return this.startBatch('cancel', query, {
+      signalOperation: { signal: cancelSignal.name, identity: 'delayed-task-api', input: { payloads: [input] } },
+    });
+  }
+
+  async batch(jobId: string): Promise<BatchJob> {
+    const response = await this.call(
+      () => this.client.workflowService.describeBatchOperation({ namespace: this.namespace, jobId }),
+      undefined,
+    ).catch((err: unknown) => {
+      if (err instanceof ApiError && err.code === ErrorCode.NotFound) throw new ApiError(ErrorCode.NotFound, `no batch job ${jobId}`);
+      throw err;
+    });
+    return toBatchJob(jobId, response);
+  }
+
+  /** Temporal answers and the namespace exists. */
+  async ready(): Promise<void> {
+    await this.call(() => this.client.workflowService.describeNamespace({ namespace: this.namespace }));
+  }
+
+  /** Count of tasks by status, from visibility: one query per status, whatever the number of tasks. */
+  async countByStatus(statuses: readonly TaskStatus[]): Promise<Record<string, number>> {
+    const counts = await Promise.all(
+      statuses.map(async (status) => {
+        const query = `${this.baseQuery()} AND ${SEARCH_ATTRIBUTES.taskStatus.name} = '${status}'${
+          status === 'FAILED' ? '' : " AND ExecutionStatus = 'Running'"
+        }`;
+        const { count } = await this.call(() => this.client.workflow.count(query));
+        return [status, count] as const;
+      }),
+    );
+    return Object.fromEntries(counts);
+  }
+
+  /** Number of open, scheduled tasks whose due time is before `before` (ms). */
+  async countOverdue(before: number): Promise<number> {
+    const query = `${this.baseQuery()} AND ExecutionStatus = 'Running' AND ${SEARCH_ATTRIBUTES.taskStatus.name} = 'SCHEDULED' AND ${
+      SEARCH_ATTRIBUTES.executeAt.name
+    } < '${new Date(before).toISOString()}'`;
+    const { count } = await this.call(() => this.client.workflow.count(query));
+    return count;
+  }
+
+  private policyOf(taskType: string): TaskTypePolicy {
+    const policy = this.options.policies.forType(taskType);
+    if (!policy) throw invalidArgument('taskType', 'is not a declared task type (the policy file is strict)');
+    return policy;
+  }
+
+  private baseQuery(): string {
+    return `WorkflowType = '${TASK_WORKFLOW_TYPE}' AND TaskQueue = '${this.taskQueue}'`;
+  }
+
+  private filterQuery(taskType: string | undefined, statuses: readonly TaskStatus[]): string {
+    const list = statuses.map((status) => `'${status}'`).join(', ');
+    const parts = [this.baseQuery(), `${SEARCH_ATTRIBUTES.taskStatus.name} IN (${list})`];
+    if (taskType) parts.push(`${SEARCH_ATTRIBUTES.taskType.name} = '${taskType}'`);
+    return parts.join(' AND ');
+  }
+
+  private async startBatch(
+    operation: BatchJob['operation'],
+    visibilityQuery: string,
+    body: Pick<
+      temporal.api.workflowservice.v1.IStartBatchOperationRequest,
+      'resetOperation' | 'signalOperation'
+    >,
+  ): Promise<BatchJob> {
+    const { count } = await this.call(() => this.client.workflow.count(visibilityQuery));
+    const jobId = `${operation}-${randomUUID()}`;
+    if (count > 0) {
+      await this.call(() =>
+        this.client.workflowService.startBatchOperation({
+          namespace: this.namespace,
+          jobId,
+          reason: `${operation} through the API`,
+          visibilityQuery,
+          ...body,
+        }),
+      );
+    }
+    return {
+      jobId,
+      operation,
+      state: count > 0 ? 'RUNNING' : 'COMPLETED',
+      matched: count,
+      completed: count > 0 ? null : 0,
+      failed: count > 0 ? null : 0,
+      startedAt: new Date(this.now()).toISOString(),
+      closedAt: count > 0 ? null : new Date(this.now()).toISOString(),
+    };
+  }
+
+  private async start(spec: TaskSpec, fingerprint: string, reuse: 'REJECT_DUPLICATE' | 'ALLOW_DUPLICATE'): Promise<void> {
+    await this.options.connection.withDeadline(this.deadline(), () =>
+      this.client.workflow.start<typeof delayedTask>(TASK_WORKFLOW_TYPE, {
+        workflowId: spec.taskId,
+        taskQueue: this.taskQueue,
+        args: [spec],
+        workflowIdReusePolicy: reuse,
+        typedSearchAttributes: [
+          { key: SEARCH_ATTRIBUTES.taskType, value: spec.taskType },
+          { key: SEARCH_ATTRIBUTES.taskStatus, value: 'SCHEDULED' },
+          { key: SEARCH_ATTRIBUTES.executeAt, value: new Date(spec.executeAt) },
+        ],
+        memo: {
+          specHash: fingerprint,
+          createdAt: spec.createdAt,
+          callbackUrl: spec.callbackUrl,
+          priority: spec.priority,
+          executeAt: spec.executeAt,
+        },
+        staticSummary: `${spec.taskType} → POST ${spec.callbackUrl}, due ${spec.executeAt}`,
+        staticDetails: [
+          `**Task type:** ${spec.taskType}`,
+          `**Callback:** POST ${spec.callbackUrl}`,
+          `**Due:** ${spec.executeAt}`,
+          `**Retries:** ${spec.maxRetries}, **timeout:** ${spec.timeoutMs} ms, **priority:** ${spec.priority}`,
+        ].join('\n'),
+      }),
+    );
+  }
+
+  private async state(taskId: string): Promise<TaskState> {
+    return this.call(() => this.client.workflow.getHandle(taskId).query(statusQuery), taskId);
+  }
+
+  private async isLatestRun(execution: temporal.api.workflow.v1.IWorkflowExecutionInfo): Promise<boolean> {
+    if (execution.status === WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_RUNNING) return true;
+    const workflowId = execution.execution?.workflowId ?? '';
+    const description = await this.call(() => this.client.workflow.getHandle(workflowId).describe(), workflowId).catch(() => undefined);
+    return !description || description.runId === execution.execution?.runId;
+  }
+
+  private deadline(): number {
+    return Date.now() + this.options.config.temporal.rpcTimeoutMs;
+  }
+
+  /** Runs a Temporal call under the API's deadline and maps its errors. */
+  private async call<T>(fn: () => Promise<T>, taskId?: string): Promise<T> {
+    try {
+      return await this.options.connection.withDeadline(this.deadline(), fn);
+    } catch (err) {
+      throw toApiError(err, taskId);
+    }
+  }
+}
+
+function initialState(spec: TaskSpec): TaskState {
+  const { callbackTaskQueue: _queue, ...fields } = spec;
+  return { ...fields, status: 'SCHEDULED', attempts: 0, lastError: null, nextAttemptAt: null, firedAt: null, completedAt: null };
+}
+
+function fingerprintOf(spec: TaskSpec): string {
+  const { taskId: _id, createdAt: _created, callbackTaskQueue: _queue, ...rest } = spec;
+  return digest(rest);
+}
+
+function toTask(state: TaskState): Task {
+  return {
+    taskId: state.taskId,
+    taskType: state.taskType,
+    status: state.status,
+    executeAt: state.executeAt,
+    createdAt: state.createdAt,
+    payload: state.payload,
+    payloadVersion: state.payloadVersion,
+    callbackUrl: state.callbackUrl,
+    maxRetries: state.maxRetries,
+    timeoutMs: state.timeoutMs,
+    traceId: state.traceId,
+    priority: state.priority,
+    attempts: state.attempts,
+    lastError: state.lastError,
+    nextAttemptAt: state.nextAttemptAt,
+    firedAt: state.firedAt,
+    completedAt: state.completedAt,
+  };
+}
+
+function decode(payload: Payload | null | undefined): unknown {
+  if (!payload) return undefined;
+  try {
+    return defaultPayloadConverter.fromPayload(payload);
+  } catch {
+    return undefined;
+  }
+}
+
+function toSummary(execution: temporal.api.workflow.v1.IWorkflowExecutionInfo): TaskSummary {
+  const attributes = execution.searchAttributes?.indexedFields ?? {};
+  const memo = execution.memo?.fields ?? {};
+  const text = (value: unknown) => (typeof value === 'string' ? value : null);
+  const first = (value: unknown) => (Array.isArray(value) ? value[0] : value);
+  const status = text(first(decode(attributes[SEARCH_ATTRIBUTES.taskStatus.name])));
+  const executeAt = text(first(decode(attributes[SEARCH_ATTRIBUTES.executeAt.name]))) ?? text(decode(memo.executeAt));
+  const priority = decode(memo.priority);
+  const attempts = decode(memo.attempts);
+  return {
+    taskId: execution.execution?.workflowId ?? '',
+    taskType: text(first(decode(attributes[SEARCH_ATTRIBUTES.taskType.name]))) ?? '',
+    status: TASK_STATUSES.includes(status as TaskStatus) ? (status as TaskStatus) : 'SCHEDULED',
+    executeAt: executeAt ? new Date(executeAt).toISOString() : null,
+    createdAt: text(decode(memo.createdAt)),
+    callbackUrl: text(decode(memo.callbackUrl)),
+    priority: typeof priority === 'number' ? priority : null,
+    attempts: typeof attempts === 'number' ? attempts : 0,
+    lastError: (decode(memo.lastError) as TaskError | null | undefined) ?? null,
+    completedAt: text(decode(memo.completedAt)),
+  };
+}
+
+function toBatchJob(jobId: string, response: temporal.api.workflowservice.v1.IDescribeBatchOperationResponse): BatchJob {
+  const states: Record<number, string> = {
+    [BatchOperationState.BATCH_OPERATION_STATE_RUNNING]: 'RUNNING',
+    [BatchOperationState.BATCH_OPERATION_STATE_COMPLETED]: 'COMPLETED',
+    [BatchOperationState.BATCH_OPERATION_STATE_FAILED]: 'FAILED',
+  };
+  const time = (ts: temporal.api.workflowservice.v1.IDescribeBatchOperationResponse['startTime']) =>
+    ts?.seconds != null ? new Date(Number(ts.seconds) * 1000 + Math.floor((ts.nanos ?? 0) / 1e6)).toISOString() : null;
+  const num = (value: unknown) => (value == null ? null : Number(value));
+  return {
+    jobId,
+    operation: jobId.startsWith('cancel') ? 'cancel' : 'replay',
+    state: states[response.state ?? 0] ?? 'UNSPECIFIED',
+    matched: num(response.totalOperationCount),
+    completed: num(response.completeOperationCount),
+    failed: num(response.failureOperationCount),
+    startedAt: time(response.startTime),
+    closedAt: time(response.closeTime),
+  };
+}

@@ -1,0 +1,97 @@
+/**
+ * Local launcher (README's first command): the Temporal dev server with a persistent SQLite file
+ * (unless TEMPORAL_ADDRESS names a server), then the worker and the API. Ctrl-C stops all of it.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { Connection } from '@temporalio/client';
+import { dynamicConfigArgs, searchAttributeArgs } from '../temporal/dev-server.js';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+const children: ChildProcess[] = [];
+const env = { ...process.env };
+const externalServer = env.TEMPORAL_ADDRESS;
+const uiPort = Number(env.TEMPORAL_UI_PORT ?? 8233);
+
+function run(name: string, command: string, args: string[]): ChildProcess {
+  const child = spawn(command, args, { cwd: root, env, stdio: ['ignore', 'inherit', 'inherit'] });
+  child.on('exit', (code, signal) => {
+    if (!stopping) {
+      console.error(`[dev] ${name} exited (${signal ?? code}); stopping everything`);
+      void stop(1);
+    }
+  });
+  children.push(child);
+  return child;
+}
+
+let stopping = false;
+async function stop(exitCode = 0): Promise<void> {
+  if (stopping) return;
+  stopping = true;
+  // Reverse order: API, worker, then the server once they are gone.
+  for (const child of [...children].reverse()) {
+    if (child.exitCode === null && child.signalCode === null) {
+      child.kill('SIGTERM');
+      await new Promise((resolve) => child.once('exit', resolve));
+    }
+  }
+  process.exit(exitCode);
+}
+process.on('SIGINT', () => void stop());
+process.on('SIGTERM', () => void stop());
+
+async function waitForTemporal(address: string, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      const connection = await Connection.connect({ address, connectTimeout: 1000 });
+      await connection.workflowService.describeNamespace({ namespace: env.TEMPORAL_NAMESPACE ?? 'default' });
+      await connection.close();
+      return;
+    } catch (err) {
+      if (Date.now() > deadline) throw new Error(`Temporal at ${address} did not become ready: ${(err as Error).message}`);
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+  }
+}
+
+let address = externalServer;
+if (!address) {
+  const cli = env.TEMPORAL_CLI_PATH;
+  if (!cli) throw new Error('TEMPORAL_CLI_PATH is not set; start through scripts/dev.sh');
+  const port = Number(env.TEMPORAL_PORT ?? 7233);
+  mkdirSync(`${root}/.data`, { recursive: true });
+  address = `127.0.0.1:${port}`;
+  env.TEMPORAL_ADDRESS = address;
+  run('temporal dev server', cli, [
+    'server',
+    'start-dev',
+    '--ip',
+    '127.0.0.1',
+    '--port',
+    String(port),
+    '--ui-port',
+    String(uiPort),
+    '--db-filename',
+    `${root}/.data/temporal.db`,
+    '--log-level',
+    'error',
+    ...searchAttributeArgs(),
+    ...dynamicConfigArgs(),
+  ]);
+}
+await waitForTemporal(address, 60_000);
+run('worker', process.execPath, ['dist/worker/main.js']);
+run('api', process.execPath, ['dist/api/main.js']);
+
+const apiHost = env.HOST ?? '127.0.0.1';
+const apiPort = env.PORT ?? '3000';
+console.log(`
+[dev] Delayed task service is up:
+  HTTP API        http://${apiHost}:${apiPort}   (docs: /docs, health: /healthz, /readyz, metrics: /metrics)
+  Worker          http://${env.WORKER_HOST ?? '127.0.0.1'}:${env.WORKER_PORT ?? '3001'}/metrics
+  Temporal        ${address}${externalServer ? ' (external server)' : `   (data: .data/temporal.db)\n  Temporal Web UI http://127.0.0.1:${uiPort}`}
+  Press Ctrl-C to stop.
+`);

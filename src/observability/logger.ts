@@ -1,0 +1,50 @@
+/**
+ * Structured JSON logs (pino) for both processes, and the adapter that routes the Temporal SDK's
+ * logs (worker, workflow and activity loggers) into the same stream.
+ */
+import type { LogLevel as TemporalLogLevel, LogMetadata, Logger as TemporalLogger } from '@temporalio/common';
+import { pino, type Logger } from 'pino';
+import type { LogLevel } from '../config.js';
+
+export type { Logger } from 'pino';
+
+export function createLogger(level: LogLevel, name: string): Logger {
+  return pino({ level, name, base: { pid: process.pid }, timestamp: pino.stdTimeFunctions.isoTime });
+}
+
+const LEVELS: Record<TemporalLogLevel, 'trace' | 'debug' | 'info' | 'warn' | 'error'> = {
+  TRACE: 'trace',
+  DEBUG: 'debug',
+  INFO: 'info',
+  WARN: 'warn',
+  ERROR: 'error',
+};
+
+/**
+ * Temporal's logger interface over pino. Workflow and activity log calls carry workflowId (= taskId)
+ * and our own taskId, taskType and traceId fields in `meta`; they become top-level JSON fields.
+ */
+export class PinoTemporalLogger implements TemporalLogger {
+  constructor(private readonly logger: Logger) {}
+
+  log(level: TemporalLogLevel, message: string, meta?: LogMetadata): void {
+    const fields: Record<string, unknown> = { ...meta };
+    if (fields.taskId === undefined && typeof fields.workflowId === 'string') fields.taskId = fields.workflowId;
+    this.logger[LEVELS[level]](fields, message);
+  }
+  trace(message: string, meta?: LogMetadata): void {
+    this.log('TRACE', message, meta);
+  }
+  debug(message: string, meta?: LogMetadata): void {
+    this.log('DEBUG', message, meta);
+  }
+  info(message: string, meta?: LogMetadata): void {
+    this.log('INFO', message, meta);
+  }
+  warn(message: string, meta?: LogMetadata): void {
+    this.log('WARN', message, meta);
+  }
+  error(message: string, meta?: LogMetadata): void {
+    this.log('ERROR', message, meta);
+  }
+}

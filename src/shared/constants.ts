@@ -1,0 +1,38 @@
+/**
+ * Names shared by the worker, the client and the API. Workflow-safe: no Node built-ins.
+ */
+import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
+
+/** Task queue the task workflows run on, unless `TASK_QUEUE` says otherwise. */
+export const DEFAULT_TASK_QUEUE = 'delayed-tasks';
+
+/** Policy name of task types the policy file does not declare (no task type can start with `_`). */
+export const DEFAULT_POLICY_NAME = '_default';
+
+/** Task queue the callbacks of one policy run on: one queue per declared task type, one for the rest. */
+export function callbackTaskQueue(taskQueue: string, policyName: string): string {
+  return `${taskQueue}.callbacks.${policyName}`;
+}
+
+/** Workflow type name of a task, as Temporal and the CLI show it. */
+export const TASK_WORKFLOW_TYPE = 'delayedTask';
+
+/** Custom search attributes the workflow keeps current; operators list by them. */
+export const SEARCH_ATTRIBUTES = {
+  taskType: defineSearchAttributeKey('TaskType', SearchAttributeType.KEYWORD),
+  taskStatus: defineSearchAttributeKey('TaskStatus', SearchAttributeType.KEYWORD),
+  executeAt: defineSearchAttributeKey('ExecuteAt', SearchAttributeType.DATETIME),
+} as const;
+
+/** Every custom search attribute, for registering them on a server. */
+export const ALL_SEARCH_ATTRIBUTES = Object.values(SEARCH_ATTRIBUTES);
+
+/** Retry schedule of callbacks: 1 s doubling, capped at 10 minutes. */
+export const CALLBACK_BACKOFF = {
+  initialMs: 1_000,
+  multiplier: 2,
+  maxMs: 10 * 60_000,
+} as const;
+
+/** Extra time Temporal allows a callback attempt beyond its HTTP timeout before declaring the worker lost. */
+export const ATTEMPT_TIMEOUT_MARGIN_MS = 5_000;

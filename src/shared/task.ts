@@ -1,0 +1,83 @@
+/**
+ * The task as the workflow, the activities and the API share it. Pure types and functions:
+ * imported by workflow code, so no Node built-ins and no I/O here.
+ */
+
+export const TASK_STATUSES = ['SCHEDULED', 'RUNNING', 'SUCCEEDED', 'FAILED', 'CANCELLED'] as const;
+export type TaskStatus = (typeof TASK_STATUSES)[number];
+
+export const FINAL_STATUSES: readonly TaskStatus[] = ['SUCCEEDED', 'FAILED', 'CANCELLED'];
+
+export function isFinalStatus(status: TaskStatus): boolean {
+  return FINAL_STATUSES.includes(status);
+}
+
+/** What the client asked for, with defaults applied: the workflow's input. */
+export interface TaskSpec {
+  taskId: string;
+  taskType: string;
+  payload: Record<string, unknown>;
+  payloadVersion: number;
+  /** RFC 3339 UTC with milliseconds. */
+  executeAt: string;
+  callbackUrl: string;
+  /** Retries after the first attempt. */
+  maxRetries: number;
+  /** Limit of one callback attempt. */
+  timeoutMs: number;
+  traceId: string | null;
+  /** 1 (highest) to 5 (lowest). */
+  priority: number;
+  /** RFC 3339 UTC with milliseconds. */
+  createdAt: string;
+  /** Task queue the callback activity runs on (the task type's policy). */
+  callbackTaskQueue: string;
+}
+
+export interface TaskError {
+  message: string;
+  statusCode?: number;
+}
+
+/** The task as it is now: the answer of the workflow's `status` query. */
+export interface TaskState extends Omit<TaskSpec, 'callbackTaskQueue'> {
+  status: TaskStatus;
+  attempts: number;
+  lastError: TaskError | null;
+  nextAttemptAt: string | null;
+  firedAt: string | null;
+  completedAt: string | null;
+}
+
+/** Argument of the `reschedule` update. */
+export interface RescheduleRequest {
+  /** RFC 3339 UTC with milliseconds. */
+  executeAt: string;
+}
+
+/** Argument of the `cancel` signal. */
+export interface CancelRequest {
+  reason?: string;
+}
+
+/** Failure types the callback activity throws; the workflow reads them to decide. */
+export const CallbackFailureType = {
+  /** Worth another attempt: 408, 425, 429, 5xx, timeout, network error. */
+  Retryable: 'CallbackRetryable',
+  /** Never worth another attempt: other 4xx, 3xx, an invalid URL. */
+  Permanent: 'CallbackPermanent',
+} as const;
+export type CallbackFailureType = (typeof CallbackFailureType)[keyof typeof CallbackFailureType];
+
+/** Details carried by a callback activity failure. */
+export interface CallbackFailureDetails {
+  statusCode?: number;
+  /** Server-requested wait (Retry-After) before the next attempt. */
+  retryAfterMs?: number;
+}
+
+/** Failure type a workflow ends with when the task is dead-lettered. */
+export const TASK_FAILED_TYPE = 'TaskFailed';
+
+/** Error type a rejected update carries: the task is not in a state that allows it. */
+export const FAILED_PRECONDITION_TYPE = 'FailedPrecondition';

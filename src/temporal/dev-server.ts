@@ -1,0 +1,27 @@
+/**
+ * How this project runs the Temporal dev server, shared by the local launcher and the tests.
+ */
+import { ALL_SEARCH_ATTRIBUTES } from '../shared/constants.js';
+
+/** Server settings the service relies on; a production cluster sets the same in its dynamic config. */
+export const DEV_SERVER_DYNAMIC_CONFIG: Readonly<Record<string, string | number | boolean>> = {
+  // Priority of callbacks due together (activity priority keys 1..5) needs the priority matcher.
+  'matching.useNewMatcher': true,
+  // Bulk replay/cancel: a few batch jobs at once, at a pace that clears thousands of tasks quickly.
+  'frontend.MaxConcurrentBatchOperationPerNamespace': 5,
+  'worker.batcherRPS': 500,
+};
+
+/** `--search-attribute` values for `temporal server start-dev`. */
+export function searchAttributeArgs(): string[] {
+  const typeNames: Record<string, string> = { KEYWORD: 'Keyword', DATETIME: 'Datetime', INT: 'Int', TEXT: 'Text', BOOL: 'Bool', DOUBLE: 'Double' };
+  return ALL_SEARCH_ATTRIBUTES.flatMap((key) => ['--search-attribute', `${key.name}=${typeNames[key.type] ?? key.type}`]);
+}
+
+/** `--dynamic-config-value` arguments for `temporal server start-dev`. */
+export function dynamicConfigArgs(): string[] {
+  return Object.entries(DEV_SERVER_DYNAMIC_CONFIG).flatMap(([key, value]) => [
+    '--dynamic-config-value',
+    `${key}=${JSON.stringify(value)}`,
+  ]);
+}

@@ -1,0 +1,90 @@
+/**
+ * Worker process entry point: runs the task workflows and the callbacks. Scale out by running more.
+ * SIGTERM/SIGINT: stop polling, let in-flight callbacks finish, then exit.
+ */
+import type { AddressInfo } from 'node:net';
+import { NativeConnection, Runtime } from '@temporalio/worker';
+import { loadConfig } from '../config.js';
+import { createLogger, PinoTemporalLogger } from '../observability/logger.js';
+import { loadPolicies } from '../policies.js';
+import { connectionOptions } from '../temporal/connection.js';
+import { startWorkerHttp } from './http.js';
+import { WorkerMetrics } from './metrics.js';
+import { createTaskWorkers, runWorkers } from './workers.js';
+
+const config = loadConfig();
+const logger = createLogger(config.logLevel, 'worker');
+const policies = loadPolicies(config.policiesFile);
+const sdkMetricsAddress = `127.0.0.1:${config.worker.sdkMetricsPort}`;
+
+Runtime.install({
+  logger: new PinoTemporalLogger(logger),
+  telemetryOptions: {
+    metrics: {
+      prometheus: { bindAddress: sdkMetricsAddress, countersTotalSuffix: true, unitSuffix: true, useSecondsForDurations: true },
+    },
+  },
+  shutdownSignals: [],
+});
+
+const metrics = new WorkerMetrics();
+const connection = await NativeConnection.connect(connectionOptions(config.temporal));
+const workers = await createTaskWorkers({
+  connection,
+  namespace: config.temporal.namespace,
+  taskQueue: config.temporal.taskQueue,
+  policies,
+  metrics,
+  maxCachedWorkflows: config.worker.maxCachedWorkflows,
+  maxConcurrentWorkflowTasks: config.worker.maxConcurrentWorkflowTasks,
+});
+
+const http = await startWorkerHttp({
+  host: config.worker.host,
+  port: config.worker.port,
+  logger,
+  ready: async () => {
+    const stopped = workers.filter((worker) => worker.getState() !== 'RUNNING');
+    if (stopped.length > 0) throw new Error(`${stopped.length} worker(s) not running`);
+    await connection.workflowService.describeNamespace({ namespace: config.temporal.namespace });
+  },
+  metrics: async () => {
+    const own = await metrics.registry.metrics();
+    const sdk = await fetch(`http://${sdkMetricsAddress}/metrics`, { signal: AbortSignal.timeout(2000) })
+      .then((res) => res.text())
+      .catch(() => '# Temporal SDK metrics unavailable\n');
+    return `${own}\n${sdk}`;
+  },
+});
+const { port } = http.address() as AddressInfo;
+
+let stopping = false;
+function stop(signal: string): void {
+  if (stopping) return;
+  stopping = true;
+  logger.info({ signal }, 'shutting down: draining in-flight callbacks');
+  for (const worker of workers) if (worker.getState() === 'RUNNING') worker.shutdown();
+}
+process.on('SIGTERM', () => stop('SIGTERM'));
+process.on('SIGINT', () => stop('SIGINT'));
+
+logger.info(
+  {
+    temporal: config.temporal.address,
+    namespace: config.temporal.namespace,
+    taskQueue: config.temporal.taskQueue,
+    callbackQueues: workers.length - 1,
+    http: `http://${config.worker.host}:${port}`,
+  },
+  'worker started',
+);
+try {
+  await runWorkers(workers);
+  logger.info('worker stopped');
+} catch (err) {
+  logger.error({ err }, 'worker failed');
+  process.exitCode = 1;
+} finally {
+  http.close();
+  await connection.close();
+}

@@ -1,0 +1,60 @@
+/**
+ * The worker process's own metrics; the Temporal SDK's worker metrics are appended on scrape.
+ */
+import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { CallbackObserver } from '../activities/callback.js';
+import { BoundedLabel } from '../observability/labels.js';
+import type { TaskStatus } from '../shared/task.js';
+
+const LAG_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60, 120, 300, 900];
+const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300];
+
+export class WorkerMetrics {
+  readonly registry = new Registry();
+  private readonly taskType = new BoundedLabel();
+  private readonly finished = new Counter({
+    name: 'delayed_tasks_finished_total',
+    help: 'Tasks that reached a final status, by task type and status',
+    labelNames: ['task_type', 'status'],
+    registers: [this.registry],
+  });
+  private readonly attempts = new Counter({
+    name: 'delayed_tasks_callback_attempts_total',
+    help: 'Callback attempts by task type and outcome (success, retryable, permanent, timeout)',
+    labelNames: ['task_type', 'outcome'],
+    registers: [this.registry],
+  });
+  private readonly duration = new Histogram({
+    name: 'delayed_tasks_callback_duration_seconds',
+    help: 'Duration of one callback attempt',
+    labelNames: ['task_type'],
+    buckets: DURATION_BUCKETS,
+    registers: [this.registry],
+  });
+  private readonly fireLag = new Histogram({
+    name: 'delayed_tasks_fire_lag_seconds',
+    help: 'Start of the first callback attempt minus the due time',
+    labelNames: ['task_type'],
+    buckets: LAG_BUCKETS,
+    registers: [this.registry],
+  });
+
+  constructor() {
+    collectDefaultMetrics({ register: this.registry });
+  }
+
+  readonly observer: CallbackObserver = {
+    attempted: (taskType, outcome, seconds) => {
+      const type = this.taskType.of(taskType);
+      this.attempts.inc({ task_type: type, outcome });
+      this.duration.observe({ task_type: type }, seconds);
+    },
+    fired: (taskType, lagSeconds) => {
+      this.fireLag.observe({ task_type: this.taskType.of(taskType) }, Math.max(0, lagSeconds));
+    },
+  };
+
+  taskFinished(taskType: string, status: TaskStatus): void {
+    this.finished.inc({ task_type: this.taskType.of(taskType), status });
+  }
+}

@@ -1,0 +1,105 @@
+/**
+ * The Temporal workers of one worker process: one for the task workflows, and one callback worker
+ * per task-type policy, each on its own task queue with its own slots and rate limit, so that a
+ * slow type cannot hold back another type's callbacks.
+ */
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import {
+  bundleWorkflowCode,
+  Worker,
+  type InjectedSinks,
+  type NativeConnection,
+  type WorkerOptions,
+  type WorkflowBundleOption,
+  type WorkflowBundleWithSourceMap,
+} from '@temporalio/worker';
+import { createActivities, type CallbackDeps } from '../activities/callback.js';
+import { Policies } from '../policies.js';
+import type { TaskSinks } from '../shared/sinks.js';
+import type { WorkerMetrics } from './metrics.js';
+
+export interface TaskWorkersOptions {
+  connection: NativeConnection;
+  namespace: string;
+  /** Task queue of the task workflows. */
+  taskQueue: string;
+  policies: Policies;
+  metrics?: WorkerMetrics;
+  /** Prebuilt workflow code (or its path); bundled from source when absent. */
+  workflowBundle?: WorkflowBundleOption;
+  /** @defaultValue 2000 */
+  maxCachedWorkflows?: number;
+  /** @defaultValue 100 */
+  maxConcurrentWorkflowTasks?: number;
+  /** Passed to the callback activities (connection pool). */
+  callbackDeps?: Omit<CallbackDeps, 'observer'>;
+}
+
+/** Path of the workflows module: compiled JavaScript in dist/, TypeScript when run from src/. */
+export function workflowsPath(): string {
+  const js = fileURLToPath(new URL('../workflows/index.js', import.meta.url));
+  return existsSync(js) ? js : fileURLToPath(new URL('../workflows/index.ts', import.meta.url));
+}
+
+/** Bundles the workflow code once; pass the result to several workers to skip re-bundling. */
+export async function bundleTaskWorkflows(): Promise<WorkflowBundleWithSourceMap> {
+  return bundleWorkflowCode({
+    workflowsPath: workflowsPath(),
+    // ESM sources import './x.js' for './x.ts'.
+    webpackConfigHook: (config) => ({
+      ...config,
+      resolve: { ...config.resolve, extensionAlias: { '.js': ['.ts', '.js'] } },
+    }),
+  });
+}
+
+export async function createTaskWorkers(options: TaskWorkersOptions): Promise<Worker[]> {
+  const { connection, namespace, taskQueue, policies, metrics } = options;
+  const sinks: InjectedSinks<TaskSinks> = {
+    taskMetrics: {
+      finished: { fn: (_info, taskType, status) => metrics?.taskFinished(taskType, status), callDuringReplay: false },
+    },
+  };
+  const workflowBundle = options.workflowBundle ?? (await bundleTaskWorkflows());
+  const workflowWorker = Worker.create({
+    connection,
+    namespace,
+    taskQueue,
+    workflowBundle,
+    sinks,
+    maxCachedWorkflows: options.maxCachedWorkflows ?? 2000,
+    maxConcurrentWorkflowTaskExecutions: options.maxConcurrentWorkflowTasks ?? 100,
+  });
+  const activities = createActivities({ ...options.callbackDeps, observer: metrics?.observer });
+  const callbackWorkers = policies.all().map((policy) => {
+    const workerOptions: WorkerOptions = {
+      connection,
+      namespace,
+      taskQueue: Policies.taskQueue(taskQueue, policy),
+      activities,
+      maxConcurrentActivityTaskExecutions: policy.concurrency,
+    };
+    if (policy.ratePerSecond !== undefined) workerOptions.maxTaskQueueActivitiesPerSecond = policy.ratePerSecond;
+    return Worker.create(workerOptions);
+  });
+  return Promise.all([workflowWorker, ...callbackWorkers]);
+}
+
+/** Runs every worker until all have stopped; a failure of one shuts the others down. */
+export async function runWorkers(workers: readonly Worker[]): Promise<void> {
+  try {
+    await Promise.all(
+      workers.map(async (worker) => {
+        try {
+          await worker.run();
+        } catch (err) {
+          for (const other of workers) if (other.getState() === 'RUNNING') other.shutdown();
+          throw err;
+        }
+      }),
+    );
+  } finally {
+    for (const worker of workers) if (worker.getState() === 'RUNNING') worker.shutdown();
+  }
+}

@@ -1,0 +1,219 @@
+/**
+ * One delayed task: sleep durably until its time, then call back over HTTP with retries until
+ * success, a permanent error, exhausted retries (dead letter) or cancellation.
+ */
+import {
+  ActivityFailure,
+  ApplicationFailure,
+  CancellationScope,
+  condition,
+  defineQuery,
+  defineSignal,
+  defineUpdate,
+  isCancellation,
+  log,
+  proxyActivities,
+  proxySinks,
+  setHandler,
+  upsertMemo,
+  upsertSearchAttributes,
+} from '@temporalio/workflow';
+import type { CallbackActivities } from '../activities/callback.js';
+import { retryDelayMs } from '../shared/backoff.js';
+import { ATTEMPT_TIMEOUT_MARGIN_MS, SEARCH_ATTRIBUTES } from '../shared/constants.js';
+import type { TaskSinks } from '../shared/sinks.js';
+import {
+  CallbackFailureType,
+  FAILED_PRECONDITION_TYPE,
+  TASK_FAILED_TYPE,
+  type CallbackFailureDetails,
+  type CancelRequest,
+  type RescheduleRequest,
+  type TaskError,
+  type TaskSpec,
+  type TaskState,
+  type TaskStatus,
+} from '../shared/task.js';
+
+/** Stop the task: a scheduled task never calls back, a running one makes no further attempt. */
+export const cancelSignal = defineSignal<[CancelRequest?]>('cancel');
+/** The task as it is now. */
+export const statusQuery = defineQuery<TaskState>('status');
+/** Move a SCHEDULED task to another time; the validator rejects any other state without a trace. */
+export const rescheduleUpdate = defineUpdate<TaskState, [RescheduleRequest]>('reschedule');
+
+const { taskMetrics } = proxySinks<TaskSinks>();
+
+export async function delayedTask(spec: TaskSpec): Promise<TaskState> {
+  const { callbackTaskQueue, ...fields } = spec;
+  const state: TaskState = {
+    ...fields,
+    status: 'SCHEDULED',
+    attempts: 0,
+    lastError: null,
+    nextAttemptAt: null,
+    firedAt: null,
+    completedAt: null,
+  };
+  const logContext = { taskId: spec.taskId, taskType: spec.taskType, traceId: spec.traceId };
+  let cancelRequested = false;
+  let rescheduled = false;
+  let attemptScope: CancellationScope | undefined;
+
+  setHandler(statusQuery, () => ({ ...state }));
+  setHandler(cancelSignal, (request) => {
+    if (state.status !== 'SCHEDULED' && state.status !== 'RUNNING') return;
+    log.info('task cancel requested', { ...logContext, reason: request?.reason });
+    cancelRequested = true;
+    attemptScope?.cancel();
+  });
+  setHandler(
+    rescheduleUpdate,
+    ({ executeAt }) => {
+      log.info('task rescheduled', { ...logContext, from: state.executeAt, to: executeAt });
+      state.executeAt = executeAt;
+      rescheduled = true;
+      upsertSearchAttributes([{ key: SEARCH_ATTRIBUTES.executeAt, value: new Date(executeAt) }]);
+      upsertMemo({ executeAt });
+      return { ...state };
+    },
+    {
+      validator: ({ executeAt }) => {
+        if (state.status !== 'SCHEDULED' || cancelRequested) {
+          throw ApplicationFailure.create({
+            type: FAILED_PRECONDITION_TYPE,
+            message: `only a SCHEDULED task can be rescheduled; this one is ${cancelRequested ? 'CANCELLED' : state.status}`,
+            nonRetryable: true,
+          });
+        }
+        if (!Number.isFinite(Date.parse(executeAt))) {
+          throw ApplicationFailure.create({
+            type: 'InvalidArgument',
+            message: 'executeAt is not a valid time',
+            nonRetryable: true,
+          });
+        }
+      },
+    },
+  );
+
+  const { deliverCallback } = proxyActivities<CallbackActivities>({
+    taskQueue: callbackTaskQueue,
+    startToCloseTimeout: spec.timeoutMs + ATTEMPT_TIMEOUT_MARGIN_MS,
+    // The workflow owns the retry schedule (see below); each attempt is one activity execution.
+    retry: { maximumAttempts: 1 },
+    priority: { priorityKey: spec.priority },
+    summary: `POST ${spec.callbackUrl}`,
+  });
+
+  function setStatus(status: TaskStatus): void {
+    state.status = status;
+    upsertSearchAttributes([{ key: SEARCH_ATTRIBUTES.taskStatus, value: status }]);
+  }
+
+  function finish(status: 'SUCCEEDED' | 'FAILED' | 'CANCELLED'): TaskState {
+    state.completedAt = new Date().toISOString();
+    state.nextAttemptAt = null;
+    setStatus(status);
+    upsertMemo({ status, attempts: state.attempts, lastError: state.lastError, completedAt: state.completedAt });
+    taskMetrics.finished(spec.taskType, status);
+    log.info('task finished', { ...logContext, status, attempts: state.attempts });
+    return { ...state };
+  }
+
+  /** Sleeps until the due time, following reschedules; returns early on cancel. */
+  async function waitUntilDue(): Promise<void> {
+    for (;;) {
+      const wait = Date.parse(state.executeAt) - Date.now();
+      if (cancelRequested || wait <= 0) return;
+      rescheduled = false;
+      await condition(() => rescheduled || cancelRequested, wait);
+    }
+  }
+
+  async function deliver(): Promise<TaskState> {
+    setStatus('RUNNING');
+    state.firedAt = new Date().toISOString();
+    log.info('task due, calling back', { ...logContext, executeAt: state.executeAt });
+    for (let attempt = 1; ; attempt++) {
+      state.attempts = attempt;
+      state.nextAttemptAt = null;
+      try {
+        attemptScope = new CancellationScope();
+        await attemptScope.run(() =>
+          deliverCallback({
+            taskId: spec.taskId,
+            taskType: spec.taskType,
+            payload: spec.payload,
+            payloadVersion: spec.payloadVersion,
+            executeAt: state.executeAt,
+            attempt,
+            traceId: spec.traceId,
+            callbackUrl: spec.callbackUrl,
+            timeoutMs: spec.timeoutMs,
+          }),
+        );
+        return finish('SUCCEEDED');
+      } catch (err) {
+        if (cancelRequested) return finish('CANCELLED');
+        if (isCancellation(err)) throw err;
+        const failure = describeFailure(err);
+        state.lastError = failure.error;
+        if (!failure.retryable || attempt > spec.maxRetries) return finish('FAILED');
+        const delay = retryDelayMs(attempt, failure.retryAfterMs);
+        state.nextAttemptAt = new Date(Date.now() + delay).toISOString();
+        upsertMemo({ attempts: state.attempts, lastError: state.lastError });
+        log.warn('callback attempt failed, will retry', { ...logContext, attempt, delayMs: delay, error: failure.error });
+        await condition(() => cancelRequested, delay);
+        if (cancelRequested) return finish('CANCELLED');
+      } finally {
+        attemptScope = undefined;
+      }
+    }
+  }
+
+  let result: TaskState;
+  try {
+    await waitUntilDue();
+    result = cancelRequested ? finish('CANCELLED') : await deliver();
+  } catch (err) {
+    if (isCancellation(err)) {
+      // `temporal workflow cancel`: record the outcome, then end the run as cancelled.
+      await CancellationScope.nonCancellable(async () => finish('CANCELLED'));
+    }
+    throw err;
+  }
+  if (result.status === 'FAILED') {
+    // Dead letter: the run ends Failed, so the Web UI and `ExecutionStatus='Failed'` show it too.
+    throw ApplicationFailure.create({
+      type: TASK_FAILED_TYPE,
+      message: `callback failed after ${result.attempts} attempt(s): ${result.lastError?.message ?? 'unknown error'}`,
+      details: [result],
+      nonRetryable: true,
+    });
+  }
+  return result;
+}
+
+interface AttemptFailure {
+  error: TaskError;
+  retryable: boolean;
+  retryAfterMs?: number;
+}
+
+/** Reads what the callback activity reported; a lost worker or an attempt timeout is retryable. */
+function describeFailure(err: unknown): AttemptFailure {
+  const cause = err instanceof ActivityFailure ? err.cause : err;
+  if (cause instanceof ApplicationFailure) {
+    const details = (cause.details?.[0] ?? {}) as CallbackFailureDetails;
+    const error: TaskError = { message: cause.message };
+    if (details.statusCode !== undefined) error.statusCode = details.statusCode;
+    return {
+      error,
+      retryable: cause.type !== CallbackFailureType.Permanent,
+      retryAfterMs: details.retryAfterMs,
+    };
+  }
+  const message = cause instanceof Error ? cause.message : String(cause);
+  return { error: { message: `callback attempt did not complete: ${message}` }, retryable: true };
+}

@@ -1,0 +1,1 @@
+export { delayedTask } from './delayed-task.js';
