@@ -37,7 +37,12 @@ export const PolicyFileSchema = Type.Object(
   {
     strict: Type.Optional(Type.Boolean({ description: 'Reject task types the file does not declare' })),
     default: Type.Optional(PolicySchema),
-    taskTypes: Type.Optional(Type.Record(Type.String({ pattern: TASK_TYPE_PATTERN }), PolicySchema)),
+    taskTypes: Type.Optional(
+      Type.Record(Type.String({ pattern: TASK_TYPE_PATTERN }), PolicySchema, {
+        additionalProperties: false,
+        description: `Declared task types; names match ${TASK_TYPE_PATTERN}`,
+      }),
+    ),
   },
   { additionalProperties: false },
 );

@@ -24,6 +24,7 @@ import { ATTEMPT_TIMEOUT_MARGIN_MS, SEARCH_ATTRIBUTES } from '../shared/constant
 import type { TaskSinks } from '../shared/sinks.js';
 import {
   CallbackFailureType,
+  isFinalStatus,
   FAILED_PRECONDITION_TYPE,
   TASK_FAILED_TYPE,
   type CallbackFailureDetails,
@@ -43,6 +44,8 @@ export const statusQuery = defineQuery<TaskState>('status');
 export const rescheduleUpdate = defineUpdate<TaskState, [RescheduleRequest]>('reschedule');
 
 const { taskMetrics } = proxySinks<TaskSinks>();
+
+const RFC3339_WITH_OFFSET = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/i;
 
 export async function delayedTask(spec: TaskSpec): Promise<TaskState> {
   const { callbackTaskQueue, ...fields } = spec;
@@ -66,10 +69,14 @@ export async function delayedTask(spec: TaskSpec): Promise<TaskState> {
     log.info('task cancel requested', { ...logContext, reason: request?.reason });
     cancelRequested = true;
     attemptScope?.cancel();
+    // Settled at once, so a query right after the signal already answers CANCELLED.
+    finish('CANCELLED');
   });
   setHandler(
     rescheduleUpdate,
-    ({ executeAt }) => {
+    (request) => {
+      // The CLI passes the time as typed: keep the task's times in one form, UTC with milliseconds.
+      const executeAt = new Date(request.executeAt).toISOString();
       log.info('task rescheduled', { ...logContext, from: state.executeAt, to: executeAt });
       state.executeAt = executeAt;
       rescheduled = true;
@@ -86,10 +93,11 @@ export async function delayedTask(spec: TaskSpec): Promise<TaskState> {
             nonRetryable: true,
           });
         }
-        if (!Number.isFinite(Date.parse(executeAt))) {
+        // An explicit offset: a time without one would be read in the worker's time zone.
+        if (!RFC3339_WITH_OFFSET.test(executeAt) || !Number.isFinite(Date.parse(executeAt))) {
           throw ApplicationFailure.create({
             type: 'InvalidArgument',
-            message: 'executeAt is not a valid time',
+            message: 'executeAt is not a valid time: give RFC 3339 with an offset, e.g. 2026-12-02T18:30:00+08:00',
             nonRetryable: true,
           });
         }
@@ -112,6 +120,7 @@ export async function delayedTask(spec: TaskSpec): Promise<TaskState> {
   }
 
   function finish(status: 'SUCCEEDED' | 'FAILED' | 'CANCELLED'): TaskState {
+    if (isFinalStatus(state.status)) return { ...state };
     state.completedAt = new Date().toISOString();
     state.nextAttemptAt = null;
     setStatus(status);

@@ -1,0 +1,58 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../../src/config.js';
+import { PolicyError, Policies } from '../../src/policies.js';
+
+describe('loadConfig', () => {
+  it('applies defaults and freezes the result', () => {
+    const config = loadConfig({});
+    expect(config.temporal).toMatchObject({ address: 'localhost:7233', namespace: 'default', taskQueue: 'delayed-tasks', tls: undefined });
+    expect(config.api).toEqual({ host: '127.0.0.1', port: 3000 });
+    expect(config.limits).toEqual({ maxPayloadBytes: 262_144, maxPayloadDepth: 5, maxScheduleAheadSeconds: 7_776_000, maxPastSeconds: 300 });
+    expect(Object.isFrozen(config.limits)).toBe(true);
+  });
+
+  it.each([
+    { env: { PORT: 'eighty' }, message: 'PORT="eighty" is not a whole number from 0 to 65535' },
+    { env: { PORT: '70000' }, message: 'PORT="70000"' },
+    { env: { TEMPORAL_ADDRESS: 'localhost' }, message: 'TEMPORAL_ADDRESS="localhost" is not host:port' },
+    { env: { LOG_LEVEL: 'loud' }, message: 'LOG_LEVEL="loud" is not one of' },
+    { env: { TEMPORAL_TLS: 'maybe' }, message: 'TEMPORAL_TLS="maybe" is not true or false' },
+    { env: { TEMPORAL_TLS_CERT_PATH: '/c.pem' }, message: 'go together' },
+  ])('rejects $env with a clear message', ({ env, message }) => {
+    expect(() => loadConfig(env)).toThrow(ConfigError);
+    expect(() => loadConfig(env)).toThrow(message);
+  });
+
+  it('reports every bad value at once', () => {
+    expect(() => loadConfig({ PORT: 'x', MAX_PAYLOAD_DEPTH: '0' })).toThrow(/PORT[\s\S]*MAX_PAYLOAD_DEPTH/);
+  });
+
+  it('turns TLS on with an API key', () => {
+    expect(loadConfig({ TEMPORAL_API_KEY: 'k' }).temporal.tls).toBeDefined();
+  });
+});
+
+describe('Policies', () => {
+  it('gives undeclared types the default policy unless strict', () => {
+    expect(new Policies().forType('x')?.name).toBe('_default');
+    expect(new Policies({ strict: true, taskTypes: { a: {} } }).forType('x')).toBeUndefined();
+    expect(new Policies({ strict: true, taskTypes: { a: {} } }).forType('a')?.name).toBe('a');
+  });
+
+  it('inherits from the default section and caps defaults at the max', () => {
+    const policies = new Policies({ default: { concurrency: 7, maxRetries: { max: 2 } }, taskTypes: { a: { ratePerSecond: 3 } } });
+    expect(policies.forType('a')).toMatchObject({ concurrency: 7, ratePerSecond: 3, maxRetries: { default: 2, max: 2 } });
+    expect(policies.all().map((p) => p.name)).toEqual(['_default', 'a']);
+  });
+
+  it.each([
+    { file: { taskTypes: { 'Bad Name': {} } }, message: 'taskTypes' },
+    { file: { taskTypes: { a: { concurrency: 0 } } }, message: 'taskTypes.a.concurrency' },
+    { file: { taskTypes: { a: { callbackUrl: 'ftp://x' } } }, message: 'callbackUrl' },
+    { file: { taskTypes: { a: { maxRetries: { default: 9, max: 3 } } } }, message: 'maxRetries.default (9) exceeds' },
+    { file: { extra: true }, message: 'extra is not a known field' },
+  ])('rejects $file', ({ file, message }) => {
+    expect(() => new Policies(file as never)).toThrow(PolicyError);
+    expect(() => new Policies(file as never)).toThrow(message);
+  });
+});
