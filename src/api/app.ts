@@ -66,6 +66,15 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     reply.code(404).send(new ApiError(ErrorCode.NotFound, `no route ${request.method} ${request.url.split('?')[0]}`).toBody()),
   );
 
+  // Every log line of a request about one task carries its id.
+  app.addHook('preHandler', async (request, reply) => {
+    const taskId = (request.params as { taskId?: unknown } | undefined)?.taskId ?? (request.body as { taskId?: unknown } | undefined)?.taskId;
+    if (typeof taskId === 'string') {
+      request.log = request.log.child({ taskId });
+      reply.log = request.log;
+    }
+  });
+
   app.addHook('onResponse', async (request, reply) => {
     const route = request.routeOptions.url ?? 'unmatched';
     metrics.httpDuration.observe(

@@ -1,0 +1,134 @@
+/**
+ * The real entry points as separate processes: API and worker against their own dev server. After a
+ * short load, /metrics of both shows every metric with plausible values; log lines about a task
+ * carry its ids; /readyz turns 503 when Temporal stops; SIGTERM shuts both down cleanly.
+ */
+import { randomUUID } from 'node:crypto';
+import { TestWorkflowEnvironment } from '@temporalio/testing';
+import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
+import { ALL_SEARCH_ATTRIBUTES } from '../../src/shared/constants.js';
+import { dynamicConfigArgs } from '../../src/temporal/dev-server.js';
+import { freePort, ServiceProcess } from '../helpers/processes.js';
+import { CallbackReceiver } from '../helpers/receiver.js';
+import { waitFor } from '../helpers/wait.js';
+
+let server: TestWorkflowEnvironment | undefined;
+let api: ServiceProcess;
+let worker: ServiceProcess;
+let receiver: CallbackReceiver;
+let apiUrl: string;
+let workerUrl: string;
+
+beforeAll(async () => {
+  // A server of its own, so that this file can stop it.
+  server = await TestWorkflowEnvironment.createLocal({
+    server: {
+      executable: { type: 'existing-path', path: inject('temporalCliPath') },
+      ip: '127.0.0.1',
+      searchAttributes: ALL_SEARCH_ATTRIBUTES,
+      extraArgs: [...dynamicConfigArgs(), '--log-level', 'error'],
+    },
+  });
+  receiver = await CallbackReceiver.start();
+  const [apiPort, workerPort, sdkPort] = await Promise.all([freePort(), freePort(), freePort()]);
+  const env = { TEMPORAL_ADDRESS: server.address, TASK_QUEUE: `proc-${randomUUID()}`, LOG_LEVEL: 'info', TEMPORAL_RPC_TIMEOUT_MS: '1500' };
+  worker = new ServiceProcess('worker', 'src/worker/main.ts', { ...env, WORKER_PORT: String(workerPort), WORKER_SDK_METRICS_PORT: String(sdkPort) });
+  api = new ServiceProcess('api', 'src/api/main.ts', { ...env, PORT: String(apiPort) });
+  apiUrl = `http://127.0.0.1:${apiPort}`;
+  workerUrl = `http://127.0.0.1:${workerPort}`;
+  await api.waitUntilHealthy(`${apiUrl}/readyz`);
+  await worker.waitUntilHealthy(`${workerUrl}/readyz`);
+});
+
+afterAll(async () => {
+  await api?.stop();
+  await worker?.stop();
+  await receiver?.close();
+  await server?.teardown().catch(() => undefined);
+});
+
+async function createTask(body: Record<string, unknown>): Promise<{ taskId: string }> {
+  const response = await fetch(`${apiUrl}/api/v1/tasks`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  expect(response.status).toBe(201);
+  return (await response.json()) as { taskId: string };
+}
+
+/** Value of one sample line, e.g. `delayed_tasks_created_total{task_type="x"}`. */
+function sample(text: string, name: string, labels: Record<string, string> = {}): number | undefined {
+  for (const line of text.split('\n')) {
+    if (!line.startsWith(name)) continue;
+    const match = /^([a-zA-Z_:][\w:]*)(\{[^}]*\})?\s+(\S+)/.exec(line);
+    if (!match || match[1] !== name) continue;
+    const labelText = match[2] ?? '';
+    if (Object.entries(labels).every(([k, v]) => labelText.includes(`${k}="${v}"`))) return Number(match[3]);
+  }
+  return undefined;
+}
+
+describe('API and worker processes', () => {
+  const taskType = 'notify.push';
+  const traceId = '0af7651916cd43dd8448eb211c80319c';
+  const ids: string[] = [];
+
+  it('deliver a short load and expose every metric with plausible values', async () => {
+    const failing = `fail-${randomUUID()}`;
+    receiver.script(failing, [{ status: 500 }, { status: 404 }]);
+    for (let i = 0; i < 8; i++) ids.push((await createTask({ taskType, payload: { i }, delaySeconds: 0.5, callbackUrl: receiver.url, traceId })).taskId);
+    ids.push((await createTask({ taskType, taskId: failing, payload: {}, delaySeconds: 0, callbackUrl: receiver.url, traceId })).taskId);
+    await createTask({ taskType: 'later.thing', payload: {}, delaySeconds: 3600, callbackUrl: receiver.url });
+    for (const id of ids.slice(0, 8)) await receiver.waitForCalls(id, 1);
+    await receiver.waitForCalls(failing, 2);
+
+    const workerMetrics = await waitFor(async () => {
+      const text = await (await fetch(`${workerUrl}/metrics`)).text();
+      return sample(text, 'delayed_tasks_finished_total', { task_type: taskType, status: 'FAILED' }) === 1 && text;
+    });
+    expect(sample(workerMetrics, 'delayed_tasks_finished_total', { task_type: taskType, status: 'SUCCEEDED' })).toBe(8);
+    expect(sample(workerMetrics, 'delayed_tasks_callback_attempts_total', { task_type: taskType, outcome: 'success' })).toBe(8);
+    expect(sample(workerMetrics, 'delayed_tasks_callback_attempts_total', { task_type: taskType, outcome: 'retryable' })).toBe(1);
+    expect(sample(workerMetrics, 'delayed_tasks_callback_attempts_total', { task_type: taskType, outcome: 'permanent' })).toBe(1);
+    expect(sample(workerMetrics, 'delayed_tasks_callback_duration_seconds_count', { task_type: taskType })).toBe(10);
+    expect(sample(workerMetrics, 'delayed_tasks_fire_lag_seconds_count', { task_type: taskType })).toBe(9);
+    const lagSum = sample(workerMetrics, 'delayed_tasks_fire_lag_seconds_sum', { task_type: taskType })!;
+    expect(lagSum / 9).toBeGreaterThanOrEqual(0);
+    expect(lagSum / 9).toBeLessThan(10);
+    // The Temporal SDK's own worker metrics, merged in.
+    for (const name of ['temporal_activity_schedule_to_start_latency_seconds_count', 'temporal_workflow_task_schedule_to_start_latency_seconds_count', 'temporal_sticky_cache_size', 'temporal_worker_task_slots_available']) {
+      expect(sample(workerMetrics, name), name).toBeGreaterThanOrEqual(0);
+    }
+    expect(sample(workerMetrics, 'process_resident_memory_bytes')).toBeGreaterThan(10_000_000);
+    expect(workerMetrics).not.toContain(ids[0]);
+
+    const apiMetrics = await waitFor(async () => {
+      const text = await (await fetch(`${apiUrl}/metrics`)).text();
+      return sample(text, 'delayed_tasks_current', { status: 'FAILED' }) === 1 && text;
+    }, { timeoutMs: 40_000, intervalMs: 1000 });
+    expect(sample(apiMetrics, 'delayed_tasks_created_total', { task_type: taskType })).toBe(9);
+    expect(sample(apiMetrics, 'delayed_tasks_current', { status: 'SCHEDULED' })).toBe(1);
+    expect(sample(apiMetrics, 'delayed_tasks_current', { status: 'RUNNING' })).toBe(0);
+    expect(sample(apiMetrics, 'delayed_tasks_oldest_overdue_seconds')).toBe(0);
+    expect(sample(apiMetrics, 'http_request_duration_seconds_count', { method: 'POST', route: '/api/v1/tasks', status_code: '201' })).toBe(10);
+  });
+
+  it('log every line about a task with its taskId, taskType and traceId', () => {
+    const taskId = ids[0]!;
+    const about = (lines: Record<string, unknown>[]) => lines.filter((line) => line.taskId === taskId);
+    const workerLines = about(worker.lines);
+    expect(workerLines.map((l) => l.msg)).toEqual(expect.arrayContaining(['task due, calling back', 'callback delivered', 'task finished']));
+    for (const line of workerLines.filter((l) => l.sdkComponent !== 'worker')) {
+      expect(line).toMatchObject({ taskId, taskType, traceId });
+    }
+    expect(about(api.lines)).toContainEqual(expect.objectContaining({ msg: 'task created', taskId, taskType, traceId }));
+  });
+
+  it('/readyz turns 503 when Temporal stops; SIGTERM stops both processes cleanly', async () => {
+    await server!.teardown();
+    server = undefined;
+    await waitFor(async () => (await fetch(`${apiUrl}/readyz`)).status === 503, { timeoutMs: 15_000, intervalMs: 250 });
+    await waitFor(async () => (await fetch(`${workerUrl}/readyz`)).status === 503, { timeoutMs: 15_000, intervalMs: 250 });
+    expect((await fetch(`${apiUrl}/healthz`)).status).toBe(200);
+    const create = await fetch(`${apiUrl}/api/v1/tasks`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ taskType, payload: {}, delaySeconds: 1, callbackUrl: receiver.url }) });
+    expect(create.status).toBe(503);
+    expect(await api.stop()).toBe(0);
+  });
+});
