@@ -15,8 +15,14 @@ export default tseslint.config(
       '@typescript-eslint/no-floating-promises': 'error',
       '@typescript-eslint/no-misused-promises': ['error', { checksVoidReturn: { arguments: false } }],
       '@typescript-eslint/consistent-type-imports': ['error', { fixStyle: 'inline-type-imports' }],
-      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_' }],
-      'no-restricted-syntax': ['error', { selector: 'ExportDefaultDeclaration', message: 'Use named exports.' }],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_' },
+      ],
+      'no-restricted-syntax': [
+        'error',
+        { selector: 'ExportDefaultDeclaration', message: 'Use named exports.' },
+      ],
     },
   },
   {
@@ -29,13 +35,25 @@ export default tseslint.config(
         {
           patterns: [
             { group: ['node:*'], message: 'Workflow code must be deterministic: no Node built-ins.' },
-            { regex: '^(fs|path|os|crypto|http|https|net|child_process|worker_threads|timers|process|undici)$', message: 'No Node built-ins or I/O in workflow code.' },
+            {
+              regex:
+                '^(fs|path|os|crypto|http|https|net|child_process|worker_threads|timers|process|undici)$',
+              message: 'No Node built-ins or I/O in workflow code.',
+            },
           ],
         },
       ],
       '@typescript-eslint/no-restricted-imports': [
         'error',
-        { patterns: [{ group: ['**/activities/**'], allowTypeImports: true, message: 'Import activities as types only.' }] },
+        {
+          patterns: [
+            {
+              group: ['**/activities/**'],
+              allowTypeImports: true,
+              message: 'Import activities as types only.',
+            },
+          ],
+        },
       ],
     },
   },

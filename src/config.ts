@@ -45,6 +45,8 @@ export interface Config {
     maxCachedWorkflows: number;
     /** Workflow tasks processed at once. @defaultValue 100 */
     maxConcurrentWorkflowTasks: number;
+    /** On SIGTERM, how long in-flight callbacks may take to finish before they are cancelled. @defaultValue 30000 */
+    shutdownGraceMs: number;
   };
   limits: {
     /** Largest payload, serialized. @defaultValue 262144 (256 KiB) */
@@ -104,11 +106,17 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
       sdkMetricsPort: read.int('WORKER_SDK_METRICS_PORT', 9464, 1, 65_535),
       maxCachedWorkflows: read.int('WORKER_MAX_CACHED_WORKFLOWS', 2000, 0, 1_000_000),
       maxConcurrentWorkflowTasks: read.int('WORKER_MAX_CONCURRENT_WORKFLOW_TASKS', 100, 2, 10_000),
+      shutdownGraceMs: read.int('WORKER_SHUTDOWN_GRACE_MS', 30_000, 0, 3_600_000),
     },
     limits: {
       maxPayloadBytes: read.int('MAX_PAYLOAD_BYTES', 256 * 1024, 1024, 2 * 1024 * 1024),
       maxPayloadDepth: read.int('MAX_PAYLOAD_DEPTH', 5, 1, 64),
-      maxScheduleAheadSeconds: read.int('MAX_SCHEDULE_AHEAD_SECONDS', 90 * 24 * 3600, 60, 10 * 365 * 24 * 3600),
+      maxScheduleAheadSeconds: read.int(
+        'MAX_SCHEDULE_AHEAD_SECONDS',
+        90 * 24 * 3600,
+        60,
+        10 * 365 * 24 * 3600,
+      ),
       maxPastSeconds: read.int('MAX_PAST_SECONDS', 300, 0, 24 * 3600),
     },
     policiesFile: read.optionalString('TASK_POLICIES_FILE'),

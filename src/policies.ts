@@ -11,23 +11,49 @@ import { createAjv, toFieldProblems } from './validation.js';
 const range = (limits: { min: number; max: number }, what: string) =>
   Type.Object(
     {
-      default: Type.Optional(Type.Integer({ minimum: limits.min, maximum: limits.max, description: `Default ${what}` })),
-      max: Type.Optional(Type.Integer({ minimum: limits.min, maximum: limits.max, description: `Largest ${what} a caller may ask for` })),
+      default: Type.Optional(
+        Type.Integer({ minimum: limits.min, maximum: limits.max, description: `Default ${what}` }),
+      ),
+      max: Type.Optional(
+        Type.Integer({
+          minimum: limits.min,
+          maximum: limits.max,
+          description: `Largest ${what} a caller may ask for`,
+        }),
+      ),
     },
     { additionalProperties: false },
   );
 
 export const PolicySchema = Type.Object(
   {
-    callbackUrl: Type.Optional(Type.String({ format: 'uri', pattern: '^https?://', description: 'Used when a task omits callbackUrl' })),
+    callbackUrl: Type.Optional(
+      Type.String({
+        format: 'uri',
+        pattern: '^https?://',
+        description: 'Used when a task omits callbackUrl',
+      }),
+    ),
     allowedCallbackHosts: Type.Optional(
-      Type.Array(Type.String({ minLength: 1 }), { description: 'Host names a callbackUrl may point at; absent: any' }),
+      Type.Array(Type.String({ minLength: 1 }), {
+        description: 'Host names a callbackUrl may point at; absent: any',
+      }),
     ),
     maxRetries: Type.Optional(range(MAX_RETRIES, 'retries after the first attempt')),
     timeoutMs: Type.Optional(range(TIMEOUT_MS, 'limit of one callback attempt, ms')),
-    concurrency: Type.Optional(Type.Integer({ minimum: 1, maximum: 10_000, description: 'Callbacks in flight at once, per worker process' })),
+    concurrency: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: 10_000,
+        description: 'Callbacks in flight at once, per worker process',
+      }),
+    ),
     ratePerSecond: Type.Optional(
-      Type.Number({ exclusiveMinimum: 0, maximum: 100_000, description: 'Callback attempts per second across all workers' }),
+      Type.Number({
+        exclusiveMinimum: 0,
+        maximum: 100_000,
+        description: 'Callback attempts per second across all workers',
+      }),
     ),
   },
   { additionalProperties: false },
@@ -73,12 +99,17 @@ export class Policies {
   constructor(file: PolicyFile = {}) {
     const problems = toFieldProblems(validateFile(file) ? [] : validateFile.errors);
     if (problems.length > 0) {
-      throw new PolicyError(`invalid task policies: ${problems.map((p) => `${p.field} ${p.reason}`).join('; ')}`);
+      throw new PolicyError(
+        `invalid task policies: ${problems.map((p) => `${p.field} ${p.reason}`).join('; ')}`,
+      );
     }
     this.strict = file.strict ?? false;
     this.fallback = resolve(DEFAULT_POLICY_NAME, file.default ?? {}, undefined);
     this.declared = new Map(
-      Object.entries(file.taskTypes ?? {}).map(([name, policy]) => [name, resolve(name, policy, file.default)]),
+      Object.entries(file.taskTypes ?? {}).map(([name, policy]) => [
+        name,
+        resolve(name, policy, file.default),
+      ]),
     );
   }
 
@@ -100,7 +131,11 @@ export class Policies {
 
 const validateFile = createAjv().compile(PolicyFileSchema);
 
-function resolve(name: string, policy: Static<typeof PolicySchema>, base: Static<typeof PolicySchema> | undefined): TaskTypePolicy {
+function resolve(
+  name: string,
+  policy: Static<typeof PolicySchema>,
+  base: Static<typeof PolicySchema> | undefined,
+): TaskTypePolicy {
   const pick = <K extends keyof Static<typeof PolicySchema>>(key: K) => policy[key] ?? base?.[key];
   const bounds = (
     given: { default?: number; max?: number } | undefined,
@@ -109,7 +144,10 @@ function resolve(name: string, policy: Static<typeof PolicySchema>, base: Static
   ) => {
     const max = given?.max ?? limits.max;
     const fallback = given?.default ?? Math.min(limits.default, max);
-    if (fallback > max) throw new PolicyError(`task policy ${name}: ${field}.default (${fallback}) exceeds ${field}.max (${max})`);
+    if (fallback > max)
+      throw new PolicyError(
+        `task policy ${name}: ${field}.default (${fallback}) exceeds ${field}.max (${max})`,
+      );
     return { default: fallback, max };
   };
   return {
@@ -130,7 +168,9 @@ export function loadPolicies(path: string | undefined): Policies {
   try {
     parsed = JSON.parse(readFileSync(path, 'utf8'));
   } catch (err) {
-    throw new PolicyError(`cannot read task policies from ${path}: ${(err as Error).message}`, { cause: err });
+    throw new PolicyError(`cannot read task policies from ${path}: ${(err as Error).message}`, {
+      cause: err,
+    });
   }
   return new Policies(parsed as PolicyFile);
 }

@@ -28,7 +28,10 @@ export function createAjv(options: Options = {}): Ajv {
 }
 
 /** Ajv errors as field problems a caller can act on; one entry per field. */
-export function toFieldProblems(errors: readonly ErrorObject[] | null | undefined, root = ''): FieldProblem[] {
+export function toFieldProblems(
+  errors: readonly ErrorObject[] | null | undefined,
+  root = '',
+): FieldProblem[] {
   const problems = new Map<string, string>();
   for (const error of errors ?? []) {
     let path = error.instancePath

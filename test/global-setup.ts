@@ -25,7 +25,10 @@ declare module 'vitest' {
 
 function findCli(): string | undefined {
   try {
-    return execFileSync('scripts/temporal-cli.sh', { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }).trim();
+    return execFileSync('scripts/temporal-cli.sh', {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'inherit'],
+    }).trim();
   } catch {
     return undefined;
   }

@@ -32,7 +32,11 @@ export interface CallbackBody {
 
 /** Where the activity reports what it saw; the worker wires it to Prometheus. */
 export interface CallbackObserver {
-  attempted(taskType: string, outcome: 'success' | 'retryable' | 'permanent' | 'timeout', seconds: number): void;
+  attempted(
+    taskType: string,
+    outcome: 'success' | 'retryable' | 'permanent' | 'timeout',
+    seconds: number,
+  ): void;
   /** First attempt only: how late the callback started compared with its due time. */
   fired(taskType: string, lagSeconds: number): void;
 }
@@ -59,7 +63,12 @@ export function createActivities(deps: CallbackDeps = {}) {
   async function deliverCallback(input: CallbackInput): Promise<{ statusCode: number }> {
     const started = Date.now();
     if (input.attempt === 1) observer.fired(input.taskType, (started - Date.parse(input.executeAt)) / 1000);
-    const logContext = { taskId: input.taskId, taskType: input.taskType, traceId: input.traceId, attempt: input.attempt };
+    const logContext = {
+      taskId: input.taskId,
+      taskType: input.taskType,
+      traceId: input.traceId,
+      attempt: input.attempt,
+    };
 
     const outcome = await post(input, dispatcher, userAgent, Context.current().cancellationSignal);
     const seconds = (Date.now() - started) / 1000;
@@ -74,7 +83,11 @@ export function createActivities(deps: CallbackDeps = {}) {
         ? 'permanent'
         : 'retryable';
     observer.attempted(input.taskType, label, seconds);
-    log.warn('callback attempt failed', { ...logContext, statusCode: outcome.statusCode, error: outcome.message });
+    log.warn('callback attempt failed', {
+      ...logContext,
+      statusCode: outcome.statusCode,
+      error: outcome.message,
+    });
     const details: CallbackFailureDetails = {};
     if (outcome.statusCode !== undefined) details.statusCode = outcome.statusCode;
     if (outcome.retryAfterMs !== undefined) details.retryAfterMs = outcome.retryAfterMs;
@@ -132,15 +145,35 @@ async function post(
     // Drain so the connection goes back to the pool.
     await response.body.dump({ limit: 64 * 1024 });
     const retryAfter = response.headers['retry-after'];
-    return classifyResponse(response.statusCode, Array.isArray(retryAfter) ? retryAfter[0] : retryAfter, Date.now());
+    return classifyResponse(
+      response.statusCode,
+      Array.isArray(retryAfter) ? retryAfter[0] : retryAfter,
+      Date.now(),
+    );
   } catch (err) {
-    if (timeout.aborted || err instanceof undiciErrors.HeadersTimeoutError || err instanceof undiciErrors.BodyTimeoutError) {
-      return { kind: 'failure', type: CallbackFailureType.Retryable, message: `callback timed out after ${input.timeoutMs} ms` };
+    if (
+      timeout.aborted ||
+      err instanceof undiciErrors.HeadersTimeoutError ||
+      err instanceof undiciErrors.BodyTimeoutError
+    ) {
+      return {
+        kind: 'failure',
+        type: CallbackFailureType.Retryable,
+        message: `callback timed out after ${input.timeoutMs} ms`,
+      };
     }
     if (err instanceof undiciErrors.InvalidArgumentError || err instanceof TypeError) {
-      return { kind: 'failure', type: CallbackFailureType.Permanent, message: `callback URL rejected: ${describe(err)}` };
+      return {
+        kind: 'failure',
+        type: CallbackFailureType.Permanent,
+        message: `callback URL rejected: ${describe(err)}`,
+      };
     }
-    return { kind: 'failure', type: CallbackFailureType.Retryable, message: `callback request failed: ${describe(err)}` };
+    return {
+      kind: 'failure',
+      type: CallbackFailureType.Retryable,
+      message: `callback request failed: ${describe(err)}`,
+    };
   }
 }
 

@@ -5,13 +5,23 @@ import { CallbackFailureType } from '../shared/task.js';
 
 export type AttemptOutcome =
   | { kind: 'success'; statusCode: number }
-  | { kind: 'failure'; type: CallbackFailureType; statusCode?: number; retryAfterMs?: number; message: string };
+  | {
+      kind: 'failure';
+      type: CallbackFailureType;
+      statusCode?: number;
+      retryAfterMs?: number;
+      message: string;
+    };
 
 const RETRYABLE_4XX = new Set([408, 425, 429]);
 const RETRY_AFTER_STATUSES = new Set([429, 503]);
 
 /** Classifies an HTTP response: 2xx succeeds; 408, 425, 429 and 5xx are retried; the rest is permanent. */
-export function classifyResponse(statusCode: number, retryAfter: string | undefined, now: number): AttemptOutcome {
+export function classifyResponse(
+  statusCode: number,
+  retryAfter: string | undefined,
+  now: number,
+): AttemptOutcome {
   if (statusCode >= 200 && statusCode < 300) return { kind: 'success', statusCode };
   const retryable = statusCode >= 500 || RETRYABLE_4XX.has(statusCode);
   const outcome: AttemptOutcome = {

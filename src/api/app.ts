@@ -38,7 +38,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   // parameters are text, so numbers there are coerced.
   const strict = createAjv();
   const coercing = createAjv({ coerceTypes: true, useDefaults: true });
-  app.setValidatorCompiler(({ schema, httpPart }) => (httpPart === 'body' ? strict : coercing).compile(schema));
+  app.setValidatorCompiler(({ schema, httpPart }) =>
+    (httpPart === 'body' ? strict : coercing).compile(schema),
+  );
 
   const parseJson = app.getDefaultJsonParser('error', 'error');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
@@ -63,12 +65,18 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     return reply.code(apiError.status).send(apiError.toBody());
   });
   app.setNotFoundHandler((request, reply) =>
-    reply.code(404).send(new ApiError(ErrorCode.NotFound, `no route ${request.method} ${request.url.split('?')[0]}`).toBody()),
+    reply
+      .code(404)
+      .send(
+        new ApiError(ErrorCode.NotFound, `no route ${request.method} ${request.url.split('?')[0]}`).toBody(),
+      ),
   );
 
   // Every log line of a request about one task carries its id.
   app.addHook('preHandler', async (request, reply) => {
-    const taskId = (request.params as { taskId?: unknown } | undefined)?.taskId ?? (request.body as { taskId?: unknown } | undefined)?.taskId;
+    const taskId =
+      (request.params as { taskId?: unknown } | undefined)?.taskId ??
+      (request.body as { taskId?: unknown } | undefined)?.taskId;
     if (typeof taskId === 'string') {
       request.log = request.log.child({ taskId });
       reply.log = request.log;
@@ -117,7 +125,11 @@ function toApiError(error: FastifyError | ApiError): ApiError {
     const root = error.validationContext === 'body' ? '' : (error.validationContext ?? '');
     const details = toFieldProblems(error.validation as never, root === 'querystring' ? '' : root);
     const first = details[0];
-    return new ApiError(ErrorCode.InvalidArgument, first ? `${first.field} ${first.reason}` : 'invalid request', details);
+    return new ApiError(
+      ErrorCode.InvalidArgument,
+      first ? `${first.field} ${first.reason}` : 'invalid request',
+      details,
+    );
   }
   switch (error.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
@@ -125,7 +137,9 @@ function toApiError(error: FastifyError | ApiError): ApiError {
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       return new ApiError(ErrorCode.UnsupportedMediaType, 'send the body as application/json');
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
-      return new ApiError(ErrorCode.InvalidArgument, 'body is empty', [{ field: 'body', reason: 'is required' }]);
+      return new ApiError(ErrorCode.InvalidArgument, 'body is empty', [
+        { field: 'body', reason: 'is required' },
+      ]);
     default:
       if (error.statusCode === 405) return new ApiError(ErrorCode.MethodNotAllowed, error.message);
       if (error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500) {

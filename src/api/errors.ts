@@ -35,15 +35,18 @@ export const ERROR_STATUS: Record<ErrorCode, number> = {
 
 /** What each code means, for the API documentation. */
 export const ERROR_DESCRIPTIONS: Record<ErrorCode, string> = {
-  INVALID_ARGUMENT: 'The request is malformed or a field breaks a rule; `details` names each field. Nothing was created.',
-  PAYLOAD_TOO_LARGE: 'The payload (or the whole body) is over the configured size limit. Nothing was created.',
+  INVALID_ARGUMENT:
+    'The request is malformed or a field breaks a rule; `details` names each field. Nothing was created.',
+  PAYLOAD_TOO_LARGE:
+    'The payload (or the whole body) is over the configured size limit. Nothing was created.',
   TASK_NOT_FOUND: 'No task has this id.',
   TASK_CONFLICT: 'A task with this id exists with a different specification.',
   FAILED_PRECONDITION: 'The task is not in a status that allows this action.',
   NOT_FOUND: 'No such route or resource.',
   METHOD_NOT_ALLOWED: 'The route exists but not with this method.',
   UNSUPPORTED_MEDIA_TYPE: 'The body is not application/json.',
-  RESOURCE_EXHAUSTED: 'Temporal refused for load or quota (for example another batch job is running); retry later.',
+  RESOURCE_EXHAUSTED:
+    'Temporal refused for load or quota (for example another batch job is running); retry later.',
   UNAVAILABLE: 'Temporal cannot be reached; retry later. The request may not have been carried out.',
   INTERNAL: 'An unexpected error; the server log has the details.',
 };

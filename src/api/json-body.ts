@@ -20,5 +20,7 @@ export function checkNumbers(value: unknown, path: string[] = []): void {
 }
 
 export function malformedJson(): ApiError {
-  return new ApiError(ErrorCode.InvalidArgument, 'body is not valid JSON', [{ field: 'body', reason: 'is not valid JSON' }]);
+  return new ApiError(ErrorCode.InvalidArgument, 'body is not valid JSON', [
+    { field: 'body', reason: 'is not valid JSON' },
+  ]);
 }

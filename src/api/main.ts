@@ -40,6 +40,10 @@ process.on('SIGINT', () => void close('SIGINT'));
 
 await app.listen({ host: config.api.host, port: config.api.port });
 logger.info(
-  { temporal: config.temporal.address, namespace: config.temporal.namespace, docs: `http://${config.api.host}:${config.api.port}/docs` },
+  {
+    temporal: config.temporal.address,
+    namespace: config.temporal.namespace,
+    docs: `http://${config.api.host}:${config.api.port}/docs`,
+  },
   'API started',
 );

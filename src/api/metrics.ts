@@ -81,7 +81,10 @@ export class ApiMetrics {
  * time until nothing is older, then bisecting to within 5%. `countOlderThan(ms)` counts items due
  * before now minus ms.
  */
-export async function oldestAgeSeconds(countOlderThan: (ageMs: number) => Promise<number>, maxAgeMs: number): Promise<number> {
+export async function oldestAgeSeconds(
+  countOlderThan: (ageMs: number) => Promise<number>,
+  maxAgeMs: number,
+): Promise<number> {
   if ((await countOlderThan(0)) === 0) return 0;
   let found = 0;
   let step = 1000;

@@ -12,13 +12,21 @@ import type { CreateTaskBody } from './schemas/tasks.js';
 
 export type Limits = Config['limits'];
 
-const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(?:\.(\d+))?(?:([Zz])|([+-])(\d{2}):(\d{2}))$/;
+const RFC3339 =
+  /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(?:\.(\d+))?(?:([Zz])|([+-])(\d{2}):(\d{2}))$/;
 
 /** Parses an RFC 3339 time that carries an offset; undefined when it is not one. */
 export function parseRfc3339(value: string): number | undefined {
   const m = RFC3339.exec(value);
   if (!m) return undefined;
-  const [year, month, day, hour, minute, second] = m.slice(1, 7).map(Number) as [number, number, number, number, number, number];
+  const [year, month, day, hour, minute, second] = m.slice(1, 7).map(Number) as [
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+  ];
   const millis = Number((m[7] ?? '0').padEnd(3, '0').slice(0, 3));
   if (month < 1 || month > 12 || hour > 23 || minute > 59 || second > 59) return undefined;
   const local = Date.UTC(year, month - 1, day, hour, minute, second, millis);
@@ -59,7 +67,10 @@ export function resolveWhen(when: When, now: number, limits: Limits, fallbackNow
   if (executeAt !== undefined) {
     const at = parseRfc3339(executeAt);
     if (at === undefined) {
-      throw invalidArgument('executeAt', 'must be an RFC 3339 time with an offset (Z or +08:00), e.g. 2026-12-02T18:30:00+08:00');
+      throw invalidArgument(
+        'executeAt',
+        'must be an RFC 3339 time with an offset (Z or +08:00), e.g. 2026-12-02T18:30:00+08:00',
+      );
     }
     if (at > now + ahead * 1000) {
       throw invalidArgument('executeAt', `is more than ${formatDays(ahead)} ahead; ${mixUp}`);
@@ -83,13 +94,18 @@ function formatDays(seconds: number): string {
 export function checkPayload(payload: Record<string, unknown>, limits: Limits, field = 'payload'): void {
   const size = Buffer.byteLength(JSON.stringify(payload), 'utf8');
   if (size > limits.maxPayloadBytes) {
-    throw new ApiError(ErrorCode.PayloadTooLarge, `${field} is ${size} bytes; the limit is ${limits.maxPayloadBytes}`, [
-      { field, reason: `is ${size} bytes serialized; at most ${limits.maxPayloadBytes}` },
-    ]);
+    throw new ApiError(
+      ErrorCode.PayloadTooLarge,
+      `${field} is ${size} bytes; the limit is ${limits.maxPayloadBytes}`,
+      [{ field, reason: `is ${size} bytes serialized; at most ${limits.maxPayloadBytes}` }],
+    );
   }
   const depth = depthOf(payload);
   if (depth > limits.maxPayloadDepth) {
-    throw invalidArgument(field, `is nested ${depth} levels deep; at most ${limits.maxPayloadDepth} (the payload object is level 1)`);
+    throw invalidArgument(
+      field,
+      `is nested ${depth} levels deep; at most ${limits.maxPayloadDepth} (the payload object is level 1)`,
+    );
   }
 }
 
@@ -118,7 +134,10 @@ export function checkCallbackUrl(url: string | undefined, policy: TaskTypePolicy
   }
   const hosts = policy.allowedCallbackHosts;
   if (hosts && !hosts.some((host) => hostMatches(parsed.hostname, host))) {
-    throw invalidArgument('callbackUrl', `host ${parsed.hostname} is not allowed for this task type (allowed: ${hosts.join(', ')})`);
+    throw invalidArgument(
+      'callbackUrl',
+      `host ${parsed.hostname} is not allowed for this task type (allowed: ${hosts.join(', ')})`,
+    );
   }
   return value;
 }
@@ -131,7 +150,11 @@ function hostMatches(hostname: string, allowed: string): boolean {
 }
 
 /** A value within the policy's cap, or its default. */
-export function capped(field: string, given: number | undefined, bounds: { default: number; max: number }): number {
+export function capped(
+  field: string,
+  given: number | undefined,
+  bounds: { default: number; max: number },
+): number {
   if (given === undefined) return bounds.default;
   if (given > bounds.max) throw invalidArgument(field, `is over this task type's cap of ${bounds.max}`);
   return given;
@@ -146,7 +169,10 @@ export interface CreateContext {
 }
 
 /** The workflow input of a create request, and the fingerprint that makes creates idempotent. */
-export function buildTaskSpec(body: CreateTaskBody, ctx: CreateContext): { spec: TaskSpec; fingerprint: string } {
+export function buildTaskSpec(
+  body: CreateTaskBody,
+  ctx: CreateContext,
+): { spec: TaskSpec; fingerprint: string } {
   const payload = body.payload as Record<string, unknown>;
   checkPayload(payload, ctx.limits);
   const executeAtMs = resolveWhen(body, ctx.now, ctx.limits);
@@ -165,7 +191,8 @@ export function buildTaskSpec(body: CreateTaskBody, ctx: CreateContext): { spec:
     callbackTaskQueue: ctx.callbackTaskQueue,
   };
   // A retried create with delaySeconds computes a later executeAt: compare what was asked for.
-  const when = body.delaySeconds !== undefined ? { delaySeconds: body.delaySeconds } : { executeAt: spec.executeAt };
+  const when =
+    body.delaySeconds !== undefined ? { delaySeconds: body.delaySeconds } : { executeAt: spec.executeAt };
   const fingerprint = digest({
     taskType: spec.taskType,
     payload: spec.payload,

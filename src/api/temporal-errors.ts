@@ -6,7 +6,14 @@ import { ApplicationFailure, WorkflowNotFoundError } from '@temporalio/common';
 import { FAILED_PRECONDITION_TYPE } from '../shared/task.js';
 import { ApiError, ErrorCode, taskNotFound } from './errors.js';
 
-const GRPC = { DEADLINE_EXCEEDED: 4, NOT_FOUND: 5, ALREADY_EXISTS: 6, RESOURCE_EXHAUSTED: 8, FAILED_PRECONDITION: 9, UNAVAILABLE: 14 } as const;
+const GRPC = {
+  DEADLINE_EXCEEDED: 4,
+  NOT_FOUND: 5,
+  ALREADY_EXISTS: 6,
+  RESOURCE_EXHAUSTED: 8,
+  FAILED_PRECONDITION: 9,
+  UNAVAILABLE: 14,
+} as const;
 
 /** The gRPC status code behind an error, looking through the SDK's wrappers. */
 export function grpcCode(err: unknown): number | undefined {
@@ -37,10 +44,17 @@ export function toApiError(err: unknown, taskId?: string): ApiError {
   }
   const code = grpcCode(err);
   if (code === GRPC.UNAVAILABLE || code === GRPC.DEADLINE_EXCEEDED || isConnectFailure(err)) {
-    return new ApiError(ErrorCode.Unavailable, 'Temporal is unreachable; retry later', undefined, { cause: err });
+    return new ApiError(ErrorCode.Unavailable, 'Temporal is unreachable; retry later', undefined, {
+      cause: err,
+    });
   }
   if (code === GRPC.RESOURCE_EXHAUSTED) {
-    return new ApiError(ErrorCode.ResourceExhausted, 'Temporal refused the request for load or quota; retry later', undefined, { cause: err });
+    return new ApiError(
+      ErrorCode.ResourceExhausted,
+      'Temporal refused the request for load or quota; retry later',
+      undefined,
+      { cause: err },
+    );
   }
   if (code === GRPC.NOT_FOUND && taskId) return taskNotFound(taskId);
   return new ApiError(ErrorCode.Internal, 'internal error', undefined, { cause: err });

@@ -51,7 +51,8 @@ async function waitForTemporal(address: string, timeoutMs: number): Promise<void
       await connection.close();
       return;
     } catch (err) {
-      if (Date.now() > deadline) throw new Error(`Temporal at ${address} did not become ready: ${(err as Error).message}`);
+      if (Date.now() > deadline)
+        throw new Error(`Temporal at ${address} did not become ready: ${(err as Error).message}`);
       await new Promise((resolve) => setTimeout(resolve, 500));
     }
   }

@@ -29,7 +29,8 @@ export class PinoTemporalLogger implements TemporalLogger {
 
   log(level: TemporalLogLevel, message: string, meta?: LogMetadata): void {
     const fields: Record<string, unknown> = { ...meta };
-    if (fields.taskId === undefined && typeof fields.workflowId === 'string') fields.taskId = fields.workflowId;
+    if (fields.taskId === undefined && typeof fields.workflowId === 'string')
+      fields.taskId = fields.workflowId;
     // pino serializes errors under `err`; the SDK passes them as `error`.
     if (fields.error instanceof Error) {
       fields.err = fields.error;

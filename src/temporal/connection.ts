@@ -22,7 +22,8 @@ export function connectionOptions(temporal: Config['temporal']): TemporalConnect
     options.tls = {};
     if (serverName) options.tls.serverNameOverride = serverName;
     if (caPath) options.tls.serverRootCACertificate = readFileSync(caPath);
-    if (certPath && keyPath) options.tls.clientCertPair = { crt: readFileSync(certPath), key: readFileSync(keyPath) };
+    if (certPath && keyPath)
+      options.tls.clientCertPair = { crt: readFileSync(certPath), key: readFileSync(keyPath) };
   }
   return options;
 }

@@ -14,8 +14,18 @@ export const DEV_SERVER_DYNAMIC_CONFIG: Readonly<Record<string, string | number 
 
 /** `--search-attribute` values for `temporal server start-dev`. */
 export function searchAttributeArgs(): string[] {
-  const typeNames: Record<string, string> = { KEYWORD: 'Keyword', DATETIME: 'Datetime', INT: 'Int', TEXT: 'Text', BOOL: 'Bool', DOUBLE: 'Double' };
-  return ALL_SEARCH_ATTRIBUTES.flatMap((key) => ['--search-attribute', `${key.name}=${typeNames[key.type] ?? key.type}`]);
+  const typeNames: Record<string, string> = {
+    KEYWORD: 'Keyword',
+    DATETIME: 'Datetime',
+    INT: 'Int',
+    TEXT: 'Text',
+    BOOL: 'Bool',
+    DOUBLE: 'Double',
+  };
+  return ALL_SEARCH_ATTRIBUTES.flatMap((key) => [
+    '--search-attribute',
+    `${key.name}=${typeNames[key.type] ?? key.type}`,
+  ]);
 }
 
 /** `--dynamic-config-value` arguments for `temporal server start-dev`. */

@@ -22,12 +22,14 @@ export async function startWorkerHttp(options: WorkerHttpOptions): Promise<Serve
       res.end(body);
     };
     const path = (req.url ?? '/').split('?')[0];
-    if (req.method !== 'GET') return send(405, JSON.stringify({ error: { code: 'METHOD_NOT_ALLOWED', message: 'GET only' } }));
+    if (req.method !== 'GET')
+      return send(405, JSON.stringify({ error: { code: 'METHOD_NOT_ALLOWED', message: 'GET only' } }));
     if (path === '/healthz') return send(200, JSON.stringify({ status: 'ok' }));
     if (path === '/readyz') {
       options.ready().then(
         () => send(200, JSON.stringify({ status: 'ready' })),
-        (err: unknown) => send(503, JSON.stringify({ status: 'unavailable', reason: (err as Error).message })),
+        (err: unknown) =>
+          send(503, JSON.stringify({ status: 'unavailable', reason: (err as Error).message })),
       );
       return;
     }

@@ -21,7 +21,12 @@ Runtime.install({
   logger: new PinoTemporalLogger(logger),
   telemetryOptions: {
     metrics: {
-      prometheus: { bindAddress: sdkMetricsAddress, countersTotalSuffix: true, unitSuffix: true, useSecondsForDurations: true },
+      prometheus: {
+        bindAddress: sdkMetricsAddress,
+        countersTotalSuffix: true,
+        unitSuffix: true,
+        useSecondsForDurations: true,
+      },
     },
   },
   shutdownSignals: [],
@@ -37,6 +42,7 @@ const workers = await createTaskWorkers({
   metrics,
   maxCachedWorkflows: config.worker.maxCachedWorkflows,
   maxConcurrentWorkflowTasks: config.worker.maxConcurrentWorkflowTasks,
+  shutdownGraceMs: config.worker.shutdownGraceMs,
 });
 
 const http = await startWorkerHttp({

@@ -6,6 +6,19 @@ import type { CallbackObserver } from '../activities/callback.js';
 import { BoundedLabel } from '../observability/labels.js';
 import type { TaskStatus } from '../shared/task.js';
 
+/**
+ * Temporal SDK worker metrics the dashboards and alerts use; the worker's /metrics appends them.
+ * A failure counter has no series until its first failure.
+ */
+export const SDK_METRIC_NAMES = [
+  'temporal_activity_schedule_to_start_latency_seconds',
+  'temporal_workflow_task_schedule_to_start_latency_seconds',
+  'temporal_worker_task_slots_available',
+  'temporal_sticky_cache_size',
+  'temporal_num_pollers',
+  'temporal_request_failure_total',
+] as const;
+
 const LAG_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60, 120, 300, 900];
 const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300];
 

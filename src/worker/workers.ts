@@ -32,6 +32,8 @@ export interface TaskWorkersOptions {
   maxCachedWorkflows?: number;
   /** @defaultValue 100 */
   maxConcurrentWorkflowTasks?: number;
+  /** On shutdown, how long in-flight callbacks may run on before they are cancelled. @defaultValue 30000 */
+  shutdownGraceMs?: number;
   /** Passed to the callback activities (connection pool). */
   callbackDeps?: Omit<CallbackDeps, 'observer'>;
 }
@@ -58,7 +60,10 @@ export async function createTaskWorkers(options: TaskWorkersOptions): Promise<Wo
   const { connection, namespace, taskQueue, policies, metrics } = options;
   const sinks: InjectedSinks<TaskSinks> = {
     taskMetrics: {
-      finished: { fn: (_info, taskType, status) => metrics?.taskFinished(taskType, status), callDuringReplay: false },
+      finished: {
+        fn: (_info, taskType, status) => metrics?.taskFinished(taskType, status),
+        callDuringReplay: false,
+      },
     },
   };
   const workflowBundle = options.workflowBundle ?? (await bundleTaskWorkflows());
@@ -79,8 +84,11 @@ export async function createTaskWorkers(options: TaskWorkersOptions): Promise<Wo
       taskQueue: Policies.taskQueue(taskQueue, policy),
       activities,
       maxConcurrentActivityTaskExecutions: policy.concurrency,
+      // Drain: a callback already sent gets its answer recorded rather than being cut off.
+      shutdownGraceTime: options.shutdownGraceMs ?? 30_000,
     };
-    if (policy.ratePerSecond !== undefined) workerOptions.maxTaskQueueActivitiesPerSecond = policy.ratePerSecond;
+    if (policy.ratePerSecond !== undefined)
+      workerOptions.maxTaskQueueActivitiesPerSecond = policy.ratePerSecond;
     return Worker.create(workerOptions);
   });
   return Promise.all([workflowWorker, ...callbackWorkers]);

@@ -97,7 +97,8 @@ export async function delayedTask(spec: TaskSpec): Promise<TaskState> {
         if (!RFC3339_WITH_OFFSET.test(executeAt) || !Number.isFinite(Date.parse(executeAt))) {
           throw ApplicationFailure.create({
             type: 'InvalidArgument',
-            message: 'executeAt is not a valid time: give RFC 3339 with an offset, e.g. 2026-12-02T18:30:00+08:00',
+            message:
+              'executeAt is not a valid time: give RFC 3339 with an offset, e.g. 2026-12-02T18:30:00+08:00',
             nonRetryable: true,
           });
         }
@@ -124,7 +125,12 @@ export async function delayedTask(spec: TaskSpec): Promise<TaskState> {
     state.completedAt = new Date().toISOString();
     state.nextAttemptAt = null;
     setStatus(status);
-    upsertMemo({ status, attempts: state.attempts, lastError: state.lastError, completedAt: state.completedAt });
+    upsertMemo({
+      status,
+      attempts: state.attempts,
+      lastError: state.lastError,
+      completedAt: state.completedAt,
+    });
     taskMetrics.finished(spec.taskType, status);
     log.info('task finished', { ...logContext, status, attempts: state.attempts });
     return { ...state };
@@ -172,7 +178,12 @@ export async function delayedTask(spec: TaskSpec): Promise<TaskState> {
         const delay = retryDelayMs(attempt, failure.retryAfterMs);
         state.nextAttemptAt = new Date(Date.now() + delay).toISOString();
         upsertMemo({ attempts: state.attempts, lastError: state.lastError });
-        log.warn('callback attempt failed, will retry', { ...logContext, attempt, delayMs: delay, error: failure.error });
+        log.warn('callback attempt failed, will retry', {
+          ...logContext,
+          attempt,
+          delayMs: delay,
+          error: failure.error,
+        });
         await condition(() => cancelRequested, delay);
         if (cancelRequested) return finish('CANCELLED');
       } finally {

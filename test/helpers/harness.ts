@@ -22,7 +22,14 @@ function quietRuntime(): void {
   if (runtimeInstalled) return;
   runtimeInstalled = true;
   Runtime.install({
-    logger: { log: () => undefined, trace: () => undefined, debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined },
+    logger: {
+      log: () => undefined,
+      trace: () => undefined,
+      debug: () => undefined,
+      info: () => undefined,
+      warn: () => undefined,
+      error: () => undefined,
+    },
     shutdownSignals: [],
   });
 }
@@ -55,15 +62,27 @@ export class Harness {
   private async init(options: HarnessOptions): Promise<void> {
     quietRuntime();
     const address = inject('temporalAddress');
-    this.config = loadConfig({ TEMPORAL_ADDRESS: address, TASK_QUEUE: this.taskQueue, LOG_LEVEL: 'silent', ...options.env });
+    this.config = loadConfig({
+      TEMPORAL_ADDRESS: address,
+      TASK_QUEUE: this.taskQueue,
+      LOG_LEVEL: 'silent',
+      ...options.env,
+    });
     this.policies = new Policies(options.policies ?? {});
     this.receiver = await CallbackReceiver.start();
     this.connection = await Connection.connect({ address });
     this.client = new Client({ connection: this.connection });
     this.nativeConnection = await NativeConnection.connect({ address });
-    this.tasks = new TaskService({ connection: this.connection, config: this.config, policies: this.policies });
+    this.tasks = new TaskService({
+      connection: this.connection,
+      config: this.config,
+      policies: this.policies,
+    });
     const metrics = new ApiMetrics({
-      readCounts: async () => ({ byStatus: await this.tasks.countByStatus(GAUGED_STATUSES), oldestOverdueSeconds: 0 }),
+      readCounts: async () => ({
+        byStatus: await this.tasks.countByStatus(GAUGED_STATUSES),
+        oldestOverdueSeconds: 0,
+      }),
       cacheMs: 0,
     });
     this.app = await buildApp({ config: this.config, tasks: this.tasks, metrics });
@@ -109,12 +128,19 @@ export class Harness {
   }
 
   async get(taskId: string): Promise<{ status: number; body: Task & { error?: { code: string } } }> {
-    const response = await this.app.inject({ method: 'GET', url: `/api/v1/tasks/${encodeURIComponent(taskId)}` });
+    const response = await this.app.inject({
+      method: 'GET',
+      url: `/api/v1/tasks/${encodeURIComponent(taskId)}`,
+    });
     return { status: response.statusCode, body: response.json() };
   }
 
   async post(url: string, payload?: unknown): Promise<{ status: number; body: any }> {
-    const response = await this.app.inject({ method: 'POST', url, ...(payload === undefined ? {} : { payload: payload as object }) });
+    const response = await this.app.inject({
+      method: 'POST',
+      url,
+      ...(payload === undefined ? {} : { payload: payload as object }),
+    });
     return { status: response.statusCode, body: response.json() };
   }
 }

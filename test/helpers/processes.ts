@@ -54,7 +54,11 @@ export class ServiceProcess {
   }
 
   async waitUntilHealthy(url: string, timeoutMs = 60_000): Promise<void> {
-    await waitFor(async () => (await fetch(url)).ok, { timeoutMs, intervalMs: 250, what: `${this.name} at ${url}` });
+    await waitFor(async () => (await fetch(url)).ok, {
+      timeoutMs,
+      intervalMs: 250,
+      what: `${this.name} at ${url}`,
+    });
   }
 
   /** SIGTERM, then the exit code once it has drained. */

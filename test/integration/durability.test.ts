@@ -25,7 +25,10 @@ describe('worker restarts', () => {
     const taskType = h.taskType('points.grant');
     const created = [];
     for (let i = 0; i < 5; i++) {
-      created.push((await h.create({ taskType, payload: { i }, delaySeconds: 1 + i * 0.2, callbackUrl: h.receiver.url })).task);
+      created.push(
+        (await h.create({ taskType, payload: { i }, delaySeconds: 1 + i * 0.2, callbackUrl: h.receiver.url }))
+          .task,
+      );
     }
     const ids = created.map((task) => task.taskId);
     await h.stopWorkers();
@@ -46,21 +49,37 @@ describe('worker restarts', () => {
 
 describe('Temporal unreachable', () => {
   it('answers 503 UNAVAILABLE fast on create and get, and /readyz says 503', async () => {
-    const config = loadConfig({ TEMPORAL_ADDRESS: '127.0.0.1:1', TEMPORAL_RPC_TIMEOUT_MS: '1000', LOG_LEVEL: 'silent' });
+    const config = loadConfig({
+      TEMPORAL_ADDRESS: '127.0.0.1:1',
+      TEMPORAL_RPC_TIMEOUT_MS: '1000',
+      LOG_LEVEL: 'silent',
+    });
     const connection = Connection.lazy({ address: config.temporal.address });
     const tasks = new TaskService({ connection, config, policies: new Policies() });
-    const app = await buildApp({ config, tasks, metrics: new ApiMetrics({ readCounts: async () => ({ byStatus: {}, oldestOverdueSeconds: 0 }) }) });
+    const app = await buildApp({
+      config,
+      tasks,
+      metrics: new ApiMetrics({ readCounts: async () => ({ byStatus: {}, oldestOverdueSeconds: 0 }) }),
+    });
     try {
       for (const request of [
-        { method: 'POST' as const, url: '/api/v1/tasks', payload: { taskType: 'a.b', payload: {}, delaySeconds: 1, callbackUrl: 'http://127.0.0.1:9/' } },
+        {
+          method: 'POST' as const,
+          url: '/api/v1/tasks',
+          payload: { taskType: 'a.b', payload: {}, delaySeconds: 1, callbackUrl: 'http://127.0.0.1:9/' },
+        },
         { method: 'GET' as const, url: '/api/v1/tasks/some-task' },
       ]) {
         const started = Date.now();
         const response = await app.inject(request);
         const took = Date.now() - started;
-        console.log(`${request.method} ${request.url} with Temporal down: ${response.statusCode} in ${took} ms`);
+        console.log(
+          `${request.method} ${request.url} with Temporal down: ${response.statusCode} in ${took} ms`,
+        );
         expect(response.statusCode).toBe(503);
-        expect(response.json()).toEqual({ error: { code: 'UNAVAILABLE', message: 'Temporal is unreachable; retry later' } });
+        expect(response.json()).toEqual({
+          error: { code: 'UNAVAILABLE', message: 'Temporal is unreachable; retry later' },
+        });
         expect(took).toBeLessThan(5000);
       }
       const ready = await app.inject({ method: 'GET', url: '/readyz' });

@@ -28,7 +28,16 @@ describe('a task fires on time', () => {
       payloadVersion: 2,
     });
     expect(created.status).toBe(201);
-    expect(created.task).toMatchObject({ taskId, taskType, status: 'SCHEDULED', attempts: 0, payloadVersion: 2, maxRetries: 3, timeoutMs: 30000, priority: 3 });
+    expect(created.task).toMatchObject({
+      taskId,
+      taskType,
+      status: 'SCHEDULED',
+      attempts: 0,
+      payloadVersion: 2,
+      maxRetries: 3,
+      timeoutMs: 30000,
+      priority: 3,
+    });
     expect(created.task.executeAt).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
 
     const [call] = await h.receiver.waitForCalls(taskId, 1);
@@ -67,7 +76,12 @@ describe('a task fires on time', () => {
   it('accepts executeAt with an offset and reports it in UTC', async () => {
     const due = new Date(Date.now() + 1500);
     const local = new Date(due.getTime() + 8 * 3600_000).toISOString().replace('Z', '+08:00');
-    const { status, task } = await h.create({ taskType: h.taskType(), payload: {}, executeAt: local, callbackUrl: h.receiver.url });
+    const { status, task } = await h.create({
+      taskType: h.taskType(),
+      payload: {},
+      executeAt: local,
+      callbackUrl: h.receiver.url,
+    });
     expect(status).toBe(201);
     expect(task.executeAt).toBe(due.toISOString());
     await h.receiver.waitForCalls(task.taskId, 1);
@@ -78,7 +92,14 @@ describe('retries and outcomes', () => {
   it('is RUNNING with attempts, lastError and nextAttemptAt while retrying, then SUCCEEDED', async () => {
     const taskId = `retry-${Date.now()}`;
     h.receiver.script(taskId, [{ status: 503 }, { status: 500 }, { status: 200 }]);
-    await h.create({ taskType: h.taskType(), taskId, payload: {}, delaySeconds: 0, callbackUrl: h.receiver.url, maxRetries: 3 });
+    await h.create({
+      taskType: h.taskType(),
+      taskId,
+      payload: {},
+      delaySeconds: 0,
+      callbackUrl: h.receiver.url,
+      maxRetries: 3,
+    });
 
     const retrying = await waitFor(async () => {
       const { body } = await h.get(taskId);
@@ -103,7 +124,14 @@ describe('retries and outcomes', () => {
   it('fails at once on a permanent 4xx, with the reason', async () => {
     const taskId = `permanent-${Date.now()}`;
     h.receiver.script(taskId, [{ status: 422 }]);
-    await h.create({ taskType: h.taskType(), taskId, payload: {}, delaySeconds: 0, callbackUrl: h.receiver.url, maxRetries: 5 });
+    await h.create({
+      taskType: h.taskType(),
+      taskId,
+      payload: {},
+      delaySeconds: 0,
+      callbackUrl: h.receiver.url,
+      maxRetries: 5,
+    });
     const failed = await waitFor(async () => {
       const { body } = await h.get(taskId);
       return body.status === 'FAILED' && body;
@@ -115,7 +143,14 @@ describe('retries and outcomes', () => {
   it('dead-letters after maxRetries retries', async () => {
     const taskId = `exhausted-${Date.now()}`;
     h.receiver.script(taskId, [{ status: 500 }]);
-    await h.create({ taskType: h.taskType(), taskId, payload: {}, delaySeconds: 0, callbackUrl: h.receiver.url, maxRetries: 1 });
+    await h.create({
+      taskType: h.taskType(),
+      taskId,
+      payload: {},
+      delaySeconds: 0,
+      callbackUrl: h.receiver.url,
+      maxRetries: 1,
+    });
     const failed = await waitFor(async () => {
       const { body } = await h.get(taskId);
       return body.status === 'FAILED' && body;
@@ -127,7 +162,13 @@ describe('retries and outcomes', () => {
   it('honours Retry-After on 429', async () => {
     const taskId = `retry-after-${Date.now()}`;
     h.receiver.script(taskId, [{ status: 429, headers: { 'retry-after': '3' } }, { status: 200 }]);
-    await h.create({ taskType: h.taskType(), taskId, payload: {}, delaySeconds: 0, callbackUrl: h.receiver.url });
+    await h.create({
+      taskType: h.taskType(),
+      taskId,
+      payload: {},
+      delaySeconds: 0,
+      callbackUrl: h.receiver.url,
+    });
     const calls = await h.receiver.waitForCalls(taskId, 2);
     expect(calls[1]!.at - calls[0]!.at).toBeGreaterThanOrEqual(2950);
   });

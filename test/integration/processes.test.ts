@@ -8,6 +8,7 @@ import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
 import { ALL_SEARCH_ATTRIBUTES } from '../../src/shared/constants.js';
 import { dynamicConfigArgs } from '../../src/temporal/dev-server.js';
+import { SDK_METRIC_NAMES } from '../../src/worker/metrics.js';
 import { freePort, ServiceProcess } from '../helpers/processes.js';
 import { CallbackReceiver } from '../helpers/receiver.js';
 import { waitFor } from '../helpers/wait.js';
@@ -18,6 +19,7 @@ let worker: ServiceProcess;
 let receiver: CallbackReceiver;
 let apiUrl: string;
 let workerUrl: string;
+let env: Record<string, string>;
 
 beforeAll(async () => {
   // A server of its own, so that this file can stop it.
@@ -30,15 +32,29 @@ beforeAll(async () => {
     },
   });
   receiver = await CallbackReceiver.start();
-  const [apiPort, workerPort, sdkPort] = await Promise.all([freePort(), freePort(), freePort()]);
-  const env = { TEMPORAL_ADDRESS: server.address, TASK_QUEUE: `proc-${randomUUID()}`, LOG_LEVEL: 'info', TEMPORAL_RPC_TIMEOUT_MS: '1500' };
-  worker = new ServiceProcess('worker', 'src/worker/main.ts', { ...env, WORKER_PORT: String(workerPort), WORKER_SDK_METRICS_PORT: String(sdkPort) });
+  const apiPort = await freePort();
+  env = {
+    TEMPORAL_ADDRESS: server.address,
+    TASK_QUEUE: `proc-${randomUUID()}`,
+    LOG_LEVEL: 'info',
+    TEMPORAL_RPC_TIMEOUT_MS: '1500',
+  };
   api = new ServiceProcess('api', 'src/api/main.ts', { ...env, PORT: String(apiPort) });
   apiUrl = `http://127.0.0.1:${apiPort}`;
-  workerUrl = `http://127.0.0.1:${workerPort}`;
+  await startWorker();
   await api.waitUntilHealthy(`${apiUrl}/readyz`);
-  await worker.waitUntilHealthy(`${workerUrl}/readyz`);
 });
+
+async function startWorker(): Promise<void> {
+  const [workerPort, sdkPort] = await Promise.all([freePort(), freePort()]);
+  worker = new ServiceProcess('worker', 'src/worker/main.ts', {
+    ...env,
+    WORKER_PORT: String(workerPort),
+    WORKER_SDK_METRICS_PORT: String(sdkPort),
+  });
+  workerUrl = `http://127.0.0.1:${workerPort}`;
+  await worker.waitUntilHealthy(`${workerUrl}/readyz`);
+}
 
 afterAll(async () => {
   await api?.stop();
@@ -48,7 +64,11 @@ afterAll(async () => {
 });
 
 async function createTask(body: Record<string, unknown>): Promise<{ taskId: string }> {
-  const response = await fetch(`${apiUrl}/api/v1/tasks`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const response = await fetch(`${apiUrl}/api/v1/tasks`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   expect(response.status).toBe(201);
   return (await response.json()) as { taskId: string };
 }
@@ -73,61 +93,151 @@ describe('API and worker processes', () => {
   it('deliver a short load and expose every metric with plausible values', async () => {
     const failing = `fail-${randomUUID()}`;
     receiver.script(failing, [{ status: 500 }, { status: 404 }]);
-    for (let i = 0; i < 8; i++) ids.push((await createTask({ taskType, payload: { i }, delaySeconds: 0.5, callbackUrl: receiver.url, traceId })).taskId);
-    ids.push((await createTask({ taskType, taskId: failing, payload: {}, delaySeconds: 0, callbackUrl: receiver.url, traceId })).taskId);
+    for (let i = 0; i < 8; i++)
+      ids.push(
+        (
+          await createTask({
+            taskType,
+            payload: { i },
+            delaySeconds: 0.5,
+            callbackUrl: receiver.url,
+            traceId,
+          })
+        ).taskId,
+      );
+    ids.push(
+      (
+        await createTask({
+          taskType,
+          taskId: failing,
+          payload: {},
+          delaySeconds: 0,
+          callbackUrl: receiver.url,
+          traceId,
+        })
+      ).taskId,
+    );
     await createTask({ taskType: 'later.thing', payload: {}, delaySeconds: 3600, callbackUrl: receiver.url });
     for (const id of ids.slice(0, 8)) await receiver.waitForCalls(id, 1);
     await receiver.waitForCalls(failing, 2);
 
     const workerMetrics = await waitFor(async () => {
       const text = await (await fetch(`${workerUrl}/metrics`)).text();
-      return sample(text, 'delayed_tasks_finished_total', { task_type: taskType, status: 'FAILED' }) === 1 && text;
+      return (
+        sample(text, 'delayed_tasks_finished_total', { task_type: taskType, status: 'FAILED' }) === 1 && text
+      );
     });
-    expect(sample(workerMetrics, 'delayed_tasks_finished_total', { task_type: taskType, status: 'SUCCEEDED' })).toBe(8);
-    expect(sample(workerMetrics, 'delayed_tasks_callback_attempts_total', { task_type: taskType, outcome: 'success' })).toBe(8);
-    expect(sample(workerMetrics, 'delayed_tasks_callback_attempts_total', { task_type: taskType, outcome: 'retryable' })).toBe(1);
-    expect(sample(workerMetrics, 'delayed_tasks_callback_attempts_total', { task_type: taskType, outcome: 'permanent' })).toBe(1);
-    expect(sample(workerMetrics, 'delayed_tasks_callback_duration_seconds_count', { task_type: taskType })).toBe(10);
+    expect(
+      sample(workerMetrics, 'delayed_tasks_finished_total', { task_type: taskType, status: 'SUCCEEDED' }),
+    ).toBe(8);
+    expect(
+      sample(workerMetrics, 'delayed_tasks_callback_attempts_total', {
+        task_type: taskType,
+        outcome: 'success',
+      }),
+    ).toBe(8);
+    expect(
+      sample(workerMetrics, 'delayed_tasks_callback_attempts_total', {
+        task_type: taskType,
+        outcome: 'retryable',
+      }),
+    ).toBe(1);
+    expect(
+      sample(workerMetrics, 'delayed_tasks_callback_attempts_total', {
+        task_type: taskType,
+        outcome: 'permanent',
+      }),
+    ).toBe(1);
+    expect(
+      sample(workerMetrics, 'delayed_tasks_callback_duration_seconds_count', { task_type: taskType }),
+    ).toBe(10);
     expect(sample(workerMetrics, 'delayed_tasks_fire_lag_seconds_count', { task_type: taskType })).toBe(9);
     const lagSum = sample(workerMetrics, 'delayed_tasks_fire_lag_seconds_sum', { task_type: taskType })!;
     expect(lagSum / 9).toBeGreaterThanOrEqual(0);
     expect(lagSum / 9).toBeLessThan(10);
     // The Temporal SDK's own worker metrics, merged in.
-    for (const name of ['temporal_activity_schedule_to_start_latency_seconds_count', 'temporal_workflow_task_schedule_to_start_latency_seconds_count', 'temporal_sticky_cache_size', 'temporal_worker_task_slots_available']) {
-      expect(sample(workerMetrics, name), name).toBeGreaterThanOrEqual(0);
+    // A failure counter has no series until the first failure.
+    for (const name of SDK_METRIC_NAMES.filter((n) => !n.endsWith('_failure_total'))) {
+      const series = name.endsWith('_seconds') ? `${name}_count` : name;
+      expect(sample(workerMetrics, series), name).toBeGreaterThanOrEqual(0);
     }
     expect(sample(workerMetrics, 'process_resident_memory_bytes')).toBeGreaterThan(10_000_000);
     expect(workerMetrics).not.toContain(ids[0]);
 
-    const apiMetrics = await waitFor(async () => {
-      const text = await (await fetch(`${apiUrl}/metrics`)).text();
-      return sample(text, 'delayed_tasks_current', { status: 'FAILED' }) === 1 && text;
-    }, { timeoutMs: 40_000, intervalMs: 1000 });
+    const apiMetrics = await waitFor(
+      async () => {
+        const text = await (await fetch(`${apiUrl}/metrics`)).text();
+        return sample(text, 'delayed_tasks_current', { status: 'FAILED' }) === 1 && text;
+      },
+      { timeoutMs: 40_000, intervalMs: 1000 },
+    );
     expect(sample(apiMetrics, 'delayed_tasks_created_total', { task_type: taskType })).toBe(9);
     expect(sample(apiMetrics, 'delayed_tasks_current', { status: 'SCHEDULED' })).toBe(1);
     expect(sample(apiMetrics, 'delayed_tasks_current', { status: 'RUNNING' })).toBe(0);
     expect(sample(apiMetrics, 'delayed_tasks_oldest_overdue_seconds')).toBe(0);
-    expect(sample(apiMetrics, 'http_request_duration_seconds_count', { method: 'POST', route: '/api/v1/tasks', status_code: '201' })).toBe(10);
+    expect(
+      sample(apiMetrics, 'http_request_duration_seconds_count', {
+        method: 'POST',
+        route: '/api/v1/tasks',
+        status_code: '201',
+      }),
+    ).toBe(10);
   });
 
   it('log every line about a task with its taskId, taskType and traceId', () => {
     const taskId = ids[0]!;
     const about = (lines: Record<string, unknown>[]) => lines.filter((line) => line.taskId === taskId);
     const workerLines = about(worker.lines);
-    expect(workerLines.map((l) => l.msg)).toEqual(expect.arrayContaining(['task due, calling back', 'callback delivered', 'task finished']));
+    expect(workerLines.map((l) => l.msg)).toEqual(
+      expect.arrayContaining(['task due, calling back', 'callback delivered', 'task finished']),
+    );
     for (const line of workerLines.filter((l) => l.sdkComponent !== 'worker')) {
       expect(line).toMatchObject({ taskId, taskType, traceId });
     }
-    expect(about(api.lines)).toContainEqual(expect.objectContaining({ msg: 'task created', taskId, taskType, traceId }));
+    expect(about(api.lines)).toContainEqual(
+      expect.objectContaining({ msg: 'task created', taskId, taskType, traceId }),
+    );
+  });
+
+  it('SIGTERM lets an in-flight callback finish and records it, then the worker exits 0', async () => {
+    const taskId = `drain-${randomUUID()}`;
+    receiver.script(taskId, [{ status: 200, delayMs: 2000 }]);
+    await createTask({ taskType, taskId, payload: {}, delaySeconds: 0, callbackUrl: receiver.url });
+    await receiver.waitForCalls(taskId, 1);
+    const stopping = Date.now();
+    expect(await worker.stop()).toBe(0);
+    console.log(`worker drained and exited in ${Date.now() - stopping} ms`);
+    expect(worker.lines).toContainEqual(expect.objectContaining({ msg: 'callback delivered', taskId }));
+
+    await startWorker();
+    const done = await waitFor(async () => {
+      const task = (await (await fetch(`${apiUrl}/api/v1/tasks/${taskId}`)).json()) as {
+        status: string;
+        attempts: number;
+      };
+      return task.status === 'SUCCEEDED' && task;
+    });
+    expect(done.attempts).toBe(1);
+    expect(receiver.callsFor(taskId)).toHaveLength(1);
   });
 
   it('/readyz turns 503 when Temporal stops; SIGTERM stops both processes cleanly', async () => {
     await server!.teardown();
     server = undefined;
-    await waitFor(async () => (await fetch(`${apiUrl}/readyz`)).status === 503, { timeoutMs: 15_000, intervalMs: 250 });
-    await waitFor(async () => (await fetch(`${workerUrl}/readyz`)).status === 503, { timeoutMs: 15_000, intervalMs: 250 });
+    await waitFor(async () => (await fetch(`${apiUrl}/readyz`)).status === 503, {
+      timeoutMs: 15_000,
+      intervalMs: 250,
+    });
+    await waitFor(async () => (await fetch(`${workerUrl}/readyz`)).status === 503, {
+      timeoutMs: 15_000,
+      intervalMs: 250,
+    });
     expect((await fetch(`${apiUrl}/healthz`)).status).toBe(200);
-    const create = await fetch(`${apiUrl}/api/v1/tasks`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ taskType, payload: {}, delaySeconds: 1, callbackUrl: receiver.url }) });
+    const create = await fetch(`${apiUrl}/api/v1/tasks`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ taskType, payload: {}, delaySeconds: 1, callbackUrl: receiver.url }),
+    });
     expect(create.status).toBe(503);
     expect(await api.stop()).toBe(0);
   });

@@ -14,9 +14,15 @@ afterAll(async () => {
 });
 
 function valid(): Record<string, unknown> {
-  return { taskType: 'order.close_timeout', payload: { orderId: '1' }, delaySeconds: 60, callbackUrl: 'http://127.0.0.1:9/cb' };
+  return {
+    taskType: 'order.close_timeout',
+    payload: { orderId: '1' },
+    delaySeconds: 60,
+    callbackUrl: 'http://127.0.0.1:9/cb',
+  };
 }
-const deep = (levels: number): Record<string, unknown> => (levels <= 1 ? { leaf: 1 } : { next: deep(levels - 1) });
+const deep = (levels: number): Record<string, unknown> =>
+  levels <= 1 ? { leaf: 1 } : { next: deep(levels - 1) };
 const inAnHour = () => new Date(Date.now() + 3_600_000).toISOString();
 
 describe('create rejects bad input and creates nothing', () => {
@@ -31,11 +37,31 @@ describe('create rejects bad input and creates nothing', () => {
     { name: 'a negative delay', patch: { delaySeconds: -1 }, field: 'delaySeconds' },
     { name: 'both delaySeconds and executeAt', patch: { executeAt: inAnHour() }, field: 'delaySeconds' },
     { name: 'neither delaySeconds nor executeAt', patch: { delaySeconds: undefined }, field: 'delaySeconds' },
-    { name: 'an executeAt without offset', patch: { delaySeconds: undefined, executeAt: '2026-12-24T10:00:00' }, field: 'executeAt' },
-    { name: 'an executeAt in epoch seconds', patch: { delaySeconds: undefined, executeAt: 1767000000 }, field: 'executeAt' },
-    { name: 'an executeAt beyond 90 days', patch: { delaySeconds: undefined, executeAt: new Date(Date.now() + 91 * 86_400_000).toISOString() }, field: 'executeAt' },
-    { name: 'an executeAt an hour ago', patch: { delaySeconds: undefined, executeAt: new Date(Date.now() - 3_600_000).toISOString() }, field: 'executeAt' },
-    { name: 'a delay in milliseconds by mistake', patch: { delaySeconds: 1_800_000_000 }, field: 'delaySeconds' },
+    {
+      name: 'an executeAt without offset',
+      patch: { delaySeconds: undefined, executeAt: '2026-12-24T10:00:00' },
+      field: 'executeAt',
+    },
+    {
+      name: 'an executeAt in epoch seconds',
+      patch: { delaySeconds: undefined, executeAt: 1767000000 },
+      field: 'executeAt',
+    },
+    {
+      name: 'an executeAt beyond 90 days',
+      patch: { delaySeconds: undefined, executeAt: new Date(Date.now() + 91 * 86_400_000).toISOString() },
+      field: 'executeAt',
+    },
+    {
+      name: 'an executeAt an hour ago',
+      patch: { delaySeconds: undefined, executeAt: new Date(Date.now() - 3_600_000).toISOString() },
+      field: 'executeAt',
+    },
+    {
+      name: 'a delay in milliseconds by mistake',
+      patch: { delaySeconds: 1_800_000_000 },
+      field: 'delaySeconds',
+    },
     { name: 'a relative callbackUrl', patch: { callbackUrl: '/cb' }, field: 'callbackUrl' },
     { name: 'a non-http callbackUrl', patch: { callbackUrl: 'ftp://host/cb' }, field: 'callbackUrl' },
     { name: 'a missing callbackUrl', patch: { callbackUrl: undefined }, field: 'callbackUrl' },
@@ -49,12 +75,21 @@ describe('create rejects bad input and creates nothing', () => {
     { name: 'a traceId over 128 chars', patch: { traceId: 'x'.repeat(129) }, field: 'traceId' },
     { name: 'priority 0', patch: { priority: 0 }, field: 'priority' },
     { name: 'priority 6', patch: { priority: 6 }, field: 'priority' },
-    { name: 'an integer beyond 2^53 in the payload', patch: { payload: { id: 9007199254740993 } }, field: 'payload.id' },
+    {
+      name: 'an integer beyond 2^53 in the payload',
+      patch: { payload: { id: Number('9007199254740993') } },
+      field: 'payload.id',
+    },
     { name: 'a payload nested 6 levels', patch: { payload: deep(6) }, field: 'payload' },
   ])('$name → 400 INVALID_ARGUMENT on $field', async ({ patch, field }) => {
     const taskId = `bad-${randomUUID()}`;
     const body = { ...valid(), taskId, ...patch };
-    const response = await h.app.inject({ method: 'POST', url: '/api/v1/tasks', payload: JSON.stringify(body), headers: { 'content-type': 'application/json' } });
+    const response = await h.app.inject({
+      method: 'POST',
+      url: '/api/v1/tasks',
+      payload: JSON.stringify(body),
+      headers: { 'content-type': 'application/json' },
+    });
     expect(response.statusCode).toBe(400);
     const { error } = response.json();
     expect(error.code).toBe('INVALID_ARGUMENT');
@@ -72,14 +107,27 @@ describe('create rejects bad input and creates nothing', () => {
 
   it('rejects a number beyond 2^53 written in the raw JSON, telling the caller to send strings', async () => {
     const raw = `{"taskType":"a.b","payload":{"userId":12345678901234567890},"delaySeconds":5,"callbackUrl":"http://127.0.0.1:9/cb"}`;
-    const response = await h.app.inject({ method: 'POST', url: '/api/v1/tasks', payload: raw, headers: { 'content-type': 'application/json' } });
+    const response = await h.app.inject({
+      method: 'POST',
+      url: '/api/v1/tasks',
+      payload: raw,
+      headers: { 'content-type': 'application/json' },
+    });
     expect(response.statusCode).toBe(400);
-    expect(response.json().error.details[0]).toEqual({ field: 'payload.userId', reason: expect.stringContaining('as strings') });
+    expect(response.json().error.details[0]).toEqual({
+      field: 'payload.userId',
+      reason: expect.stringContaining('as strings'),
+    });
   });
 
   it('rejects a non-finite number', async () => {
     const raw = `{"taskType":"a.b","payload":{"x":1e400},"delaySeconds":5,"callbackUrl":"http://127.0.0.1:9/cb"}`;
-    const response = await h.app.inject({ method: 'POST', url: '/api/v1/tasks', payload: raw, headers: { 'content-type': 'application/json' } });
+    const response = await h.app.inject({
+      method: 'POST',
+      url: '/api/v1/tasks',
+      payload: raw,
+      headers: { 'content-type': 'application/json' },
+    });
     expect(response.statusCode).toBe(400);
     expect(response.json().error.details[0].field).toBe('payload.x');
   });
@@ -87,9 +135,19 @@ describe('create rejects bad input and creates nothing', () => {
   it.each([
     { name: 'malformed JSON', raw: '{"taskType": "a.b",', code: 'INVALID_ARGUMENT', status: 400 },
     { name: 'an empty body', raw: '', code: 'INVALID_ARGUMENT', status: 400 },
-    { name: 'a prototype-poisoning body', raw: '{"__proto__":{"x":1},"taskType":"a.b"}', code: 'INVALID_ARGUMENT', status: 400 },
+    {
+      name: 'a prototype-poisoning body',
+      raw: '{"__proto__":{"x":1},"taskType":"a.b"}',
+      code: 'INVALID_ARGUMENT',
+      status: 400,
+    },
   ])('$name → $status $code', async ({ raw, code, status }) => {
-    const response = await h.app.inject({ method: 'POST', url: '/api/v1/tasks', payload: raw, headers: { 'content-type': 'application/json' } });
+    const response = await h.app.inject({
+      method: 'POST',
+      url: '/api/v1/tasks',
+      payload: raw,
+      headers: { 'content-type': 'application/json' },
+    });
     expect(response.statusCode).toBe(status);
     expect(response.json().error.code).toBe(code);
   });
@@ -106,7 +164,12 @@ describe('create rejects bad input and creates nothing', () => {
   });
 
   it('answers 415 for a body that is not JSON', async () => {
-    const response = await h.app.inject({ method: 'POST', url: '/api/v1/tasks', payload: 'taskType=a', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    const response = await h.app.inject({
+      method: 'POST',
+      url: '/api/v1/tasks',
+      payload: 'taskType=a',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
     expect(response.statusCode).toBe(415);
     expect(response.json().error.code).toBe('UNSUPPORTED_MEDIA_TYPE');
   });
@@ -138,7 +201,12 @@ describe('idempotent create', () => {
 describe('look-ups of what does not exist', () => {
   it.each([
     { method: 'GET' as const, url: '/api/v1/tasks/no-such-task', status: 404, code: 'TASK_NOT_FOUND' },
-    { method: 'POST' as const, url: '/api/v1/tasks/no-such-task/cancel', status: 404, code: 'TASK_NOT_FOUND' },
+    {
+      method: 'POST' as const,
+      url: '/api/v1/tasks/no-such-task/cancel',
+      status: 404,
+      code: 'TASK_NOT_FOUND',
+    },
     { method: 'GET' as const, url: '/api/v1/nothing', status: 404, code: 'NOT_FOUND' },
     { method: 'GET' as const, url: '/api/v1/tasks?status=LOST', status: 400, code: 'INVALID_ARGUMENT' },
     { method: 'GET' as const, url: '/api/v1/tasks?pageSize=0', status: 400, code: 'INVALID_ARGUMENT' },

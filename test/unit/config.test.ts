@@ -5,9 +5,19 @@ import { PolicyError, Policies } from '../../src/policies.js';
 describe('loadConfig', () => {
   it('applies defaults and freezes the result', () => {
     const config = loadConfig({});
-    expect(config.temporal).toMatchObject({ address: 'localhost:7233', namespace: 'default', taskQueue: 'delayed-tasks', tls: undefined });
+    expect(config.temporal).toMatchObject({
+      address: 'localhost:7233',
+      namespace: 'default',
+      taskQueue: 'delayed-tasks',
+      tls: undefined,
+    });
     expect(config.api).toEqual({ host: '127.0.0.1', port: 3000 });
-    expect(config.limits).toEqual({ maxPayloadBytes: 262_144, maxPayloadDepth: 5, maxScheduleAheadSeconds: 7_776_000, maxPastSeconds: 300 });
+    expect(config.limits).toEqual({
+      maxPayloadBytes: 262_144,
+      maxPayloadDepth: 5,
+      maxScheduleAheadSeconds: 7_776_000,
+      maxPastSeconds: 300,
+    });
     expect(Object.isFrozen(config.limits)).toBe(true);
   });
 
@@ -40,8 +50,15 @@ describe('Policies', () => {
   });
 
   it('inherits from the default section and caps defaults at the max', () => {
-    const policies = new Policies({ default: { concurrency: 7, maxRetries: { max: 2 } }, taskTypes: { a: { ratePerSecond: 3 } } });
-    expect(policies.forType('a')).toMatchObject({ concurrency: 7, ratePerSecond: 3, maxRetries: { default: 2, max: 2 } });
+    const policies = new Policies({
+      default: { concurrency: 7, maxRetries: { max: 2 } },
+      taskTypes: { a: { ratePerSecond: 3 } },
+    });
+    expect(policies.forType('a')).toMatchObject({
+      concurrency: 7,
+      ratePerSecond: 3,
+      maxRetries: { default: 2, max: 2 },
+    });
     expect(policies.all().map((p) => p.name)).toEqual(['_default', 'a']);
   });
 
@@ -49,7 +66,10 @@ describe('Policies', () => {
     { file: { taskTypes: { 'Bad Name': {} } }, message: 'taskTypes' },
     { file: { taskTypes: { a: { concurrency: 0 } } }, message: 'taskTypes.a.concurrency' },
     { file: { taskTypes: { a: { callbackUrl: 'ftp://x' } } }, message: 'callbackUrl' },
-    { file: { taskTypes: { a: { maxRetries: { default: 9, max: 3 } } } }, message: 'maxRetries.default (9) exceeds' },
+    {
+      file: { taskTypes: { a: { maxRetries: { default: 9, max: 3 } } } },
+      message: 'maxRetries.default (9) exceeds',
+    },
     { file: { extra: true }, message: 'extra is not a known field' },
   ])('rejects $file', ({ file, message }) => {
     expect(() => new Policies(file as never)).toThrow(PolicyError);

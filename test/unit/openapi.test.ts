@@ -15,7 +15,6 @@ import { createAjv } from '../../src/validation.js';
 
 let app: FastifyInstance;
 let connection: Connection;
-const routes: { method: string; url: string; hidden: boolean }[] = [];
 
 beforeAll(async () => {
   const config = loadConfig({ TEMPORAL_ADDRESS: '127.0.0.1:1' });
@@ -31,7 +30,17 @@ afterAll(async () => {
 });
 
 interface OpenApi {
-  paths: Record<string, Record<string, { operationId?: string; requestBody?: { content: Record<string, { schema: object; example?: unknown }> }; responses: Record<string, { content?: Record<string, { schema: object; example?: unknown }> }> }>>;
+  paths: Record<
+    string,
+    Record<
+      string,
+      {
+        operationId?: string;
+        requestBody?: { content: Record<string, { schema: object; example?: unknown }> };
+        responses: Record<string, { content?: Record<string, { schema: object; example?: unknown }> }>;
+      }
+    >
+  >;
   info: { description: string };
   components?: { schemas?: Record<string, object> };
 }
@@ -46,12 +55,25 @@ describe('OpenAPI document', () => {
   it('documents every registered route', async () => {
     const doc = await spec();
     const table = app.printRoutes({ commonPrefix: false, method: undefined, includeHooks: false });
-    const registered = ['/api/v1/tasks', '/api/v1/tasks/:taskId', '/api/v1/tasks/:taskId/cancel', '/api/v1/tasks/:taskId/reschedule', '/api/v1/tasks/:taskId/replay', '/api/v1/tasks/replay', '/api/v1/tasks/cancel', '/api/v1/batches/:jobId', '/healthz', '/readyz', '/metrics'];
+    const registered = [
+      '/api/v1/tasks',
+      '/api/v1/tasks/:taskId',
+      '/api/v1/tasks/:taskId/cancel',
+      '/api/v1/tasks/:taskId/reschedule',
+      '/api/v1/tasks/:taskId/replay',
+      '/api/v1/tasks/replay',
+      '/api/v1/tasks/cancel',
+      '/api/v1/batches/:jobId',
+      '/healthz',
+      '/readyz',
+      '/metrics',
+    ];
     for (const url of registered) expect(table).toContain(url.split('/').pop());
     const documented = Object.keys(doc.paths);
     for (const url of registered) expect(documented).toContain(url.replace(/:(\w+)/g, '{$1}'));
     // And nothing documented that is not served (the docs UI itself is hidden).
-    for (const path of documented) expect(path.startsWith('/api/v1/') || ['/healthz', '/readyz', '/metrics'].includes(path)).toBe(true);
+    for (const path of documented)
+      expect(path.startsWith('/api/v1/') || ['/healthz', '/readyz', '/metrics'].includes(path)).toBe(true);
     for (const [path, methods] of Object.entries(doc.paths)) {
       for (const [method, operation] of Object.entries(methods)) {
         expect(operation.operationId, `${method} ${path}`).toEqual(expect.any(String));
@@ -68,22 +90,34 @@ describe('OpenAPI document', () => {
     const doc = await spec();
     const ajv = createAjv();
     let checked = 0;
-    const strip = (schema: unknown) => JSON.parse(JSON.stringify(schema, (k, v) => (k === 'example' || k === 'examples' ? undefined : v)));
+    const strip = (schema: unknown) =>
+      JSON.parse(JSON.stringify(schema, (k, v) => (k === 'example' || k === 'examples' ? undefined : v)));
     const check = (schema: unknown, example: unknown, where: string) => {
       const validate = ajv.compile(strip(schema));
       checked++;
-      expect(validate(example), `${where}: ${JSON.stringify(example)} ${ajv.errorsText(validate.errors)}`).toBe(true);
+      expect(
+        validate(example),
+        `${where}: ${JSON.stringify(example)} ${ajv.errorsText(validate.errors)}`,
+      ).toBe(true);
     };
     // The generator turns each schema's `examples` into an OpenAPI `example`, on schemas and media.
     const visit = (schema: unknown, where: string) => {
       if (!schema || typeof schema !== 'object') return;
-      const node = schema as { example?: unknown; properties?: Record<string, unknown>; items?: unknown; anyOf?: unknown[] };
+      const node = schema as {
+        example?: unknown;
+        properties?: Record<string, unknown>;
+        items?: unknown;
+        anyOf?: unknown[];
+      };
       if ('example' in node) check(node, node.example, where);
       for (const [key, child] of Object.entries(node.properties ?? {})) visit(child, `${where}.${key}`);
       visit(node.items, `${where}[]`);
       for (const child of node.anyOf ?? []) visit(child, `${where}|`);
     };
-    const media = (content: Record<string, { schema: object; example?: unknown }> | undefined, where: string) => {
+    const media = (
+      content: Record<string, { schema: object; example?: unknown }> | undefined,
+      where: string,
+    ) => {
       for (const entry of Object.values(content ?? {})) {
         if ('example' in entry) check(entry.schema, entry.example, where);
         visit(entry.schema, where);
@@ -92,7 +126,8 @@ describe('OpenAPI document', () => {
     for (const [path, methods] of Object.entries(doc.paths)) {
       for (const [method, operation] of Object.entries(methods)) {
         media(operation.requestBody?.content, `${method} ${path} body`);
-        for (const [status, response] of Object.entries(operation.responses)) media(response.content, `${method} ${path} ${status}`);
+        for (const [status, response] of Object.entries(operation.responses))
+          media(response.content, `${method} ${path} ${status}`);
       }
     }
     for (const [name, schema] of Object.entries(doc.components?.schemas ?? {})) visit(schema, name);

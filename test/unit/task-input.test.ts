@@ -1,6 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../src/api/errors.js';
-import { buildTaskSpec, checkCallbackUrl, checkPayload, depthOf, parseRfc3339, resolveWhen } from '../../src/api/task-input.js';
+import {
+  buildTaskSpec,
+  checkCallbackUrl,
+  checkPayload,
+  depthOf,
+  parseRfc3339,
+  resolveWhen,
+} from '../../src/api/task-input.js';
 import { loadConfig } from '../../src/config.js';
 import { Policies } from '../../src/policies.js';
 
@@ -12,7 +19,8 @@ function failure(fn: () => unknown): { code: string; status: number; fields: str
   try {
     fn();
   } catch (err) {
-    if (err instanceof ApiError) return { code: err.code, status: err.status, fields: (err.details ?? []).map((d) => d.field) };
+    if (err instanceof ApiError)
+      return { code: err.code, status: err.status, fields: (err.details ?? []).map((d) => d.field) };
     throw err;
   }
   throw new Error('expected an ApiError');
@@ -29,12 +37,18 @@ describe('parseRfc3339', () => {
     expect(new Date(parseRfc3339(input)!).toISOString()).toBe(expected);
   });
 
-  it.each(['2026-12-02T10:00:00', '2026-12-02 10:00:00Z', '2026-02-30T00:00:00Z', '2026-13-01T00:00:00Z', '2026-12-02T24:00:00Z', '2026-12-02T10:00:00+25:00', '1733133600', 'tomorrow'])(
-    'rejects %s',
-    (input) => {
-      expect(parseRfc3339(input)).toBeUndefined();
-    },
-  );
+  it.each([
+    '2026-12-02T10:00:00',
+    '2026-12-02 10:00:00Z',
+    '2026-02-30T00:00:00Z',
+    '2026-13-01T00:00:00Z',
+    '2026-12-02T24:00:00Z',
+    '2026-12-02T10:00:00+25:00',
+    '1733133600',
+    'tomorrow',
+  ])('rejects %s', (input) => {
+    expect(parseRfc3339(input)).toBeUndefined();
+  });
 });
 
 describe('resolveWhen', () => {
@@ -49,13 +63,21 @@ describe('resolveWhen', () => {
 
   it.each([
     { name: 'neither', when: {}, fields: ['delaySeconds'] },
-    { name: 'both', when: { delaySeconds: 1, executeAt: '2026-12-02T10:00:00Z' }, fields: ['delaySeconds', 'executeAt'] },
+    {
+      name: 'both',
+      when: { delaySeconds: 1, executeAt: '2026-12-02T10:00:00Z' },
+      fields: ['delaySeconds', 'executeAt'],
+    },
     { name: 'no offset', when: { executeAt: '2026-12-02T10:00:00' }, fields: ['executeAt'] },
     { name: 'beyond the horizon', when: { executeAt: '2027-03-03T10:00:01Z' }, fields: ['executeAt'] },
     { name: 'milliseconds as seconds', when: { delaySeconds: 1_800_000_000 }, fields: ['delaySeconds'] },
     { name: 'too far in the past', when: { executeAt: '2026-12-02T09:54:59Z' }, fields: ['executeAt'] },
   ])('rejects $name with INVALID_ARGUMENT', ({ when, fields }) => {
-    expect(failure(() => resolveWhen(when, now, limits))).toEqual({ code: 'INVALID_ARGUMENT', status: 400, fields });
+    expect(failure(() => resolveWhen(when, now, limits))).toEqual({
+      code: 'INVALID_ARGUMENT',
+      status: 400,
+      fields,
+    });
   });
 
   it('allows neither for a replay, meaning now', () => {
@@ -73,17 +95,32 @@ describe('payload limits', () => {
   it('accepts 5 levels and rejects 6', () => {
     const five = { a: { b: { c: { d: { e: 1 } } } } };
     expect(() => checkPayload(five, limits)).not.toThrow();
-    expect(failure(() => checkPayload({ x: five }, limits))).toEqual({ code: 'INVALID_ARGUMENT', status: 400, fields: ['payload'] });
+    expect(failure(() => checkPayload({ x: five }, limits))).toEqual({
+      code: 'INVALID_ARGUMENT',
+      status: 400,
+      fields: ['payload'],
+    });
   });
 
   it('rejects a payload over the size limit with PAYLOAD_TOO_LARGE', () => {
     const big = { blob: 'x'.repeat(limits.maxPayloadBytes) };
-    expect(failure(() => checkPayload(big, limits))).toEqual({ code: 'PAYLOAD_TOO_LARGE', status: 413, fields: ['payload'] });
+    expect(failure(() => checkPayload(big, limits))).toEqual({
+      code: 'PAYLOAD_TOO_LARGE',
+      status: 413,
+      fields: ['payload'],
+    });
   });
 });
 
 describe('checkCallbackUrl', () => {
-  const restricted = new Policies({ taskTypes: { 'a.b': { allowedCallbackHosts: ['orders.internal', '*.svc.local'], callbackUrl: 'http://orders.internal/x' } } }).forType('a.b')!;
+  const restricted = new Policies({
+    taskTypes: {
+      'a.b': {
+        allowedCallbackHosts: ['orders.internal', '*.svc.local'],
+        callbackUrl: 'http://orders.internal/x',
+      },
+    },
+  }).forType('a.b')!;
 
   it.each([
     { url: 'https://example.com/cb', policy, ok: true },
@@ -103,10 +140,24 @@ describe('checkCallbackUrl', () => {
 });
 
 describe('buildTaskSpec', () => {
-  const ctx = { now, limits, policy, callbackTaskQueue: 'q.callbacks._default', newTaskId: () => 'generated' };
+  const ctx = {
+    now,
+    limits,
+    policy,
+    callbackTaskQueue: 'q.callbacks._default',
+    newTaskId: () => 'generated',
+  };
 
   it('applies defaults and normalizes the due time', () => {
-    const { spec } = buildTaskSpec({ taskType: 'a.b', payload: { x: 1 }, executeAt: '2026-12-02T18:30:00+08:00', callbackUrl: 'http://h/cb' }, ctx);
+    const { spec } = buildTaskSpec(
+      {
+        taskType: 'a.b',
+        payload: { x: 1 },
+        executeAt: '2026-12-02T18:30:00+08:00',
+        callbackUrl: 'http://h/cb',
+      },
+      ctx,
+    );
     expect(spec).toEqual({
       taskId: 'generated',
       taskType: 'a.b',
@@ -124,18 +175,54 @@ describe('buildTaskSpec', () => {
   });
 
   it('gives the same fingerprint to a retried create, whatever the key order or the hour', () => {
-    const a = buildTaskSpec({ taskType: 'a.b', payload: { x: 1, y: [1, 2] }, delaySeconds: 60, callbackUrl: 'http://h/cb', taskId: 't' }, ctx);
-    const b = buildTaskSpec({ callbackUrl: 'http://h/cb', delaySeconds: 60, payload: { y: [1, 2], x: 1 }, taskType: 'a.b', taskId: 't' }, { ...ctx, now: now + 3_600_000 });
-    const c = buildTaskSpec({ taskType: 'a.b', payload: { x: 2, y: [1, 2] }, delaySeconds: 60, callbackUrl: 'http://h/cb', taskId: 't' }, ctx);
+    const a = buildTaskSpec(
+      {
+        taskType: 'a.b',
+        payload: { x: 1, y: [1, 2] },
+        delaySeconds: 60,
+        callbackUrl: 'http://h/cb',
+        taskId: 't',
+      },
+      ctx,
+    );
+    const b = buildTaskSpec(
+      {
+        callbackUrl: 'http://h/cb',
+        delaySeconds: 60,
+        payload: { y: [1, 2], x: 1 },
+        taskType: 'a.b',
+        taskId: 't',
+      },
+      { ...ctx, now: now + 3_600_000 },
+    );
+    const c = buildTaskSpec(
+      {
+        taskType: 'a.b',
+        payload: { x: 2, y: [1, 2] },
+        delaySeconds: 60,
+        callbackUrl: 'http://h/cb',
+        taskId: 't',
+      },
+      ctx,
+    );
     expect(a.fingerprint).toBe(b.fingerprint);
     expect(a.fingerprint).not.toBe(c.fingerprint);
   });
 
   it('enforces the type caps', () => {
-    const capped = new Policies({ taskTypes: { 'a.b': { maxRetries: { max: 5 }, timeoutMs: { max: 1000 } } } }).forType('a.b')!;
+    const capped = new Policies({
+      taskTypes: { 'a.b': { maxRetries: { max: 5 }, timeoutMs: { max: 1000 } } },
+    }).forType('a.b')!;
     const base = { taskType: 'a.b', payload: {}, delaySeconds: 1, callbackUrl: 'http://h/cb' };
-    expect(failure(() => buildTaskSpec({ ...base, maxRetries: 6 }, { ...ctx, policy: capped })).fields).toEqual(['maxRetries']);
-    expect(failure(() => buildTaskSpec({ ...base, timeoutMs: 1001 }, { ...ctx, policy: capped })).fields).toEqual(['timeoutMs']);
-    expect(buildTaskSpec(base, { ...ctx, policy: capped }).spec).toMatchObject({ maxRetries: 3, timeoutMs: 1000 });
+    expect(
+      failure(() => buildTaskSpec({ ...base, maxRetries: 6 }, { ...ctx, policy: capped })).fields,
+    ).toEqual(['maxRetries']);
+    expect(
+      failure(() => buildTaskSpec({ ...base, timeoutMs: 1001 }, { ...ctx, policy: capped })).fields,
+    ).toEqual(['timeoutMs']);
+    expect(buildTaskSpec(base, { ...ctx, policy: capped }).spec).toMatchObject({
+      maxRetries: 3,
+      timeoutMs: 1000,
+    });
   });
 });

@@ -11,10 +11,20 @@ export interface HealthRoutesOptions {
 
 const StatusSchema = Type.Object({ status: Type.String(), reason: Type.Optional(Type.String()) });
 
-export const healthRoutes: FastifyPluginAsyncTypebox<HealthRoutesOptions> = async (app, { ready, metrics }) => {
+export const healthRoutes: FastifyPluginAsyncTypebox<HealthRoutesOptions> = async (
+  app,
+  { ready, metrics },
+) => {
   app.get(
     '/healthz',
-    { schema: { operationId: 'healthz', tags: ['operations'], summary: 'The process is alive', response: { 200: StatusSchema } } },
+    {
+      schema: {
+        operationId: 'healthz',
+        tags: ['operations'],
+        summary: 'The process is alive',
+        response: { 200: StatusSchema },
+      },
+    },
     async () => ({ status: 'ok' }),
   );
 
@@ -34,7 +44,9 @@ export const healthRoutes: FastifyPluginAsyncTypebox<HealthRoutesOptions> = asyn
         return { status: 'ready' };
       } catch (err) {
         request.log.warn({ err }, 'not ready');
-        return reply.code(503).send({ status: 'unavailable', reason: 'Temporal is unreachable or the namespace is missing' });
+        return reply
+          .code(503)
+          .send({ status: 'unavailable', reason: 'Temporal is unreachable or the namespace is missing' });
       }
     },
   );
@@ -50,6 +62,7 @@ export const healthRoutes: FastifyPluginAsyncTypebox<HealthRoutesOptions> = asyn
         response: { 200: Type.String({ description: 'Prometheus text format' }) },
       },
     },
-    async (_request, reply) => reply.type(metrics.registry.contentType).send(await metrics.registry.metrics()),
+    async (_request, reply) =>
+      reply.type(metrics.registry.contentType).send(await metrics.registry.metrics()),
   );
 };

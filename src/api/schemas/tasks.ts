@@ -22,13 +22,37 @@ const TaskIdSchema = Type.String({
 });
 const PayloadSchema = Type.Object(
   {},
-  { additionalProperties: true, description: 'JSON object given to the callback unchanged', examples: [{ orderId: '10023' }] },
+  {
+    additionalProperties: true,
+    description: 'JSON object given to the callback unchanged',
+    examples: [{ orderId: '10023' }],
+  },
 );
-const DelaySecondsSchema = Type.Number({ minimum: 0, description: 'Run this many seconds from now (fractions allowed)', examples: [1800] });
-const MaxRetriesSchema = Type.Integer({ minimum: MAX_RETRIES.min, maximum: MAX_RETRIES.max, description: `Retries after the first attempt (default ${MAX_RETRIES.default}, or the task type's)` });
-const TimeoutMsSchema = Type.Integer({ minimum: TIMEOUT_MS.min, maximum: TIMEOUT_MS.max, description: `Limit of one callback attempt in ms (default ${TIMEOUT_MS.default}, or the task type's)` });
-const PayloadVersionSchema = Type.Integer({ minimum: 1, maximum: 2_147_483_647, description: 'Version of the payload schema (default 1)' });
-const PrioritySchema = Type.Integer({ minimum: PRIORITY.min, maximum: PRIORITY.max, description: '1 highest to 5 lowest (default 3): order of callbacks due together when a type is saturated' });
+const DelaySecondsSchema = Type.Number({
+  minimum: 0,
+  description: 'Run this many seconds from now (fractions allowed)',
+  examples: [1800],
+});
+const MaxRetriesSchema = Type.Integer({
+  minimum: MAX_RETRIES.min,
+  maximum: MAX_RETRIES.max,
+  description: `Retries after the first attempt (default ${MAX_RETRIES.default}, or the task type's)`,
+});
+const TimeoutMsSchema = Type.Integer({
+  minimum: TIMEOUT_MS.min,
+  maximum: TIMEOUT_MS.max,
+  description: `Limit of one callback attempt in ms (default ${TIMEOUT_MS.default}, or the task type's)`,
+});
+const PayloadVersionSchema = Type.Integer({
+  minimum: 1,
+  maximum: 2_147_483_647,
+  description: 'Version of the payload schema (default 1)',
+});
+const PrioritySchema = Type.Integer({
+  minimum: PRIORITY.min,
+  maximum: PRIORITY.max,
+  description: '1 highest to 5 lowest (default 3): order of callbacks due together when a type is saturated',
+});
 export const TaskStatusSchema = Type.Union(
   [
     Type.Literal('SCHEDULED'),
@@ -37,7 +61,10 @@ export const TaskStatusSchema = Type.Union(
     Type.Literal('FAILED'),
     Type.Literal('CANCELLED'),
   ],
-  { description: 'SCHEDULED, RUNNING (callback in progress or waiting to retry), SUCCEEDED, FAILED (dead letter), CANCELLED' },
+  {
+    description:
+      'SCHEDULED, RUNNING (callback in progress or waiting to retry), SUCCEEDED, FAILED (dead letter), CANCELLED',
+  },
 );
 
 export const CreateTaskBodySchema = Type.Object(
@@ -47,13 +74,23 @@ export const CreateTaskBodySchema = Type.Object(
     delaySeconds: Type.Optional(DelaySecondsSchema),
     executeAt: Type.Optional(ClientTimeSchema),
     callbackUrl: Type.Optional(
-      Type.String({ maxLength: 2048, description: "Absolute http(s) URL; may be omitted when the task type's policy has one", examples: ['https://orders.internal/callbacks/close'] }),
+      Type.String({
+        maxLength: 2048,
+        description: "Absolute http(s) URL; may be omitted when the task type's policy has one",
+        examples: ['https://orders.internal/callbacks/close'],
+      }),
     ),
     taskId: Type.Optional(TaskIdSchema),
     maxRetries: Type.Optional(MaxRetriesSchema),
     timeoutMs: Type.Optional(TimeoutMsSchema),
     payloadVersion: Type.Optional(PayloadVersionSchema),
-    traceId: Type.Optional(Type.String({ minLength: 1, maxLength: TRACE_ID_MAX_LENGTH, description: 'Caller trace id; sent on as W3C traceparent' })),
+    traceId: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: TRACE_ID_MAX_LENGTH,
+        description: 'Caller trace id; sent on as W3C traceparent',
+      }),
+    ),
     priority: Type.Optional(PrioritySchema),
   },
   {
@@ -74,7 +111,9 @@ export type CreateTaskBody = Static<typeof CreateTaskBodySchema>;
 
 export const TaskErrorSchema = Type.Object({
   message: Type.String(),
-  statusCode: Type.Optional(Type.Integer({ description: 'HTTP status the callback answered, when it answered' })),
+  statusCode: Type.Optional(
+    Type.Integer({ description: 'HTTP status the callback answered, when it answered' }),
+  ),
 });
 
 export const TaskSchema = Type.Object(
@@ -93,7 +132,9 @@ export const TaskSchema = Type.Object(
     priority: Type.Integer(),
     attempts: Type.Integer({ description: 'Callback attempts made so far' }),
     lastError: Type.Union([TaskErrorSchema, Type.Null()]),
-    nextAttemptAt: Type.Union([TimestampSchema, Type.Null()], { description: 'When the next retry is due, while retrying' }),
+    nextAttemptAt: Type.Union([TimestampSchema, Type.Null()], {
+      description: 'When the next retry is due, while retrying',
+    }),
     firedAt: NullableTimestampSchema,
     completedAt: NullableTimestampSchema,
   },
@@ -146,7 +187,9 @@ export const ListTasksQuerySchema = Type.Object(
     status: Type.Optional(TaskStatusSchema),
     taskType: Type.Optional(TaskTypeSchema),
     pageSize: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 50 })),
-    pageToken: Type.Optional(Type.String({ maxLength: 4096, description: 'nextPageToken of the previous page' })),
+    pageToken: Type.Optional(
+      Type.String({ maxLength: 4096, description: 'nextPageToken of the previous page' }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -154,7 +197,9 @@ export type ListTasksQuery = Static<typeof ListTasksQuerySchema>;
 
 export const TaskListSchema = Type.Object({
   tasks: Type.Array(TaskSummarySchema),
-  nextPageToken: Type.Union([Type.String(), Type.Null()], { description: 'Pass as pageToken for the next page; null on the last' }),
+  nextPageToken: Type.Union([Type.String(), Type.Null()], {
+    description: 'Pass as pageToken for the next page; null on the last',
+  }),
 });
 export type TaskList = Static<typeof TaskListSchema>;
 
@@ -177,14 +222,19 @@ export const ReplayBodySchema = Type.Object(
     maxRetries: Type.Optional(MaxRetriesSchema),
     ...WhenProperties,
   },
-  { additionalProperties: false, description: 'Overrides for the new run; it runs now unless delaySeconds or executeAt say otherwise' },
+  {
+    additionalProperties: false,
+    description: 'Overrides for the new run; it runs now unless delaySeconds or executeAt say otherwise',
+  },
 );
 export type ReplayBody = Static<typeof ReplayBodySchema>;
 
 export const BulkReplayBodySchema = Type.Object(
   {
     taskType: Type.Optional(TaskTypeSchema),
-    status: Type.Optional(Type.Union([Type.Literal('FAILED'), Type.Literal('CANCELLED')], { default: 'FAILED' })),
+    status: Type.Optional(
+      Type.Union([Type.Literal('FAILED'), Type.Literal('CANCELLED')], { default: 'FAILED' }),
+    ),
   },
   { additionalProperties: false, examples: [{ taskType: 'order.close_timeout', status: 'FAILED' }] },
 );
@@ -193,7 +243,9 @@ export type BulkReplayBody = Static<typeof BulkReplayBodySchema>;
 export const BulkCancelBodySchema = Type.Object(
   {
     taskType: Type.Optional(TaskTypeSchema),
-    status: Type.Optional(Type.Union([Type.Literal('SCHEDULED'), Type.Literal('RUNNING')], { description: 'Default: both' })),
+    status: Type.Optional(
+      Type.Union([Type.Literal('SCHEDULED'), Type.Literal('RUNNING')], { description: 'Default: both' }),
+    ),
   },
   { additionalProperties: false, examples: [{ taskType: 'coupon.expire' }] },
 );
@@ -203,7 +255,9 @@ export const BatchJobSchema = Type.Object({
   jobId: Type.String(),
   operation: Type.Union([Type.Literal('replay'), Type.Literal('cancel')]),
   state: Type.String({ description: 'RUNNING, COMPLETED or FAILED' }),
-  matched: Type.Union([Type.Integer(), Type.Null()], { description: 'Tasks matching the filter when the job started' }),
+  matched: Type.Union([Type.Integer(), Type.Null()], {
+    description: 'Tasks matching the filter when the job started',
+  }),
   completed: Type.Union([Type.Integer(), Type.Null()]),
   failed: Type.Union([Type.Integer(), Type.Null()]),
   startedAt: NullableTimestampSchema,

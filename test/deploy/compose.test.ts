@@ -1,0 +1,395 @@
+/**
+ * docker-compose.yml: valid against the Compose Specification, and the project's own rules on top.
+ * Each rule is a function returning the problems it finds, tested on a bad sample before being
+ * applied to the real file, so a rule that can no longer fail is noticed.
+ */
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { Ajv, type ValidateFunction } from 'ajv';
+import { describe, expect, it } from 'vitest';
+import { ALL_SEARCH_ATTRIBUTES } from '../../src/shared/constants.js';
+import { isRecord, readRepoText, readRepoYaml, repoFileExists } from './support.js';
+
+interface PortMapping {
+  target: number;
+  published?: string | number;
+  host_ip?: string;
+}
+
+interface DependsOnEntry {
+  condition?: string;
+}
+
+interface ComposeService {
+  image?: string;
+  build?: string | { context?: string; dockerfile?: string };
+  command?: string | string[];
+  ports?: (string | number | PortMapping)[];
+  depends_on?: string[] | Record<string, DependsOnEntry>;
+  healthcheck?: { test?: string | string[]; disable?: boolean };
+  volumes?: (string | { type?: string; source?: string; target: string })[];
+  restart?: string;
+  container_name?: string;
+}
+
+interface ComposeFile {
+  services: Record<string, ComposeService>;
+}
+
+const require = createRequire(import.meta.url);
+
+/**
+ * The Compose Specification schema as shipped in the `dclint` package (a copy of
+ * compose-spec/compose-spec's schema/compose-spec.json), so that tests need no network.
+ */
+function loadComposeSchema(): Record<string, unknown> {
+  let packageJson: string;
+  try {
+    packageJson = require.resolve('dclint/package.json');
+  } catch (cause) {
+    throw new Error('the Compose schema comes from the dclint package: npm install --save-dev dclint', {
+      cause,
+    });
+  }
+  const schema = JSON.parse(
+    readFileSync(join(dirname(packageJson), 'schemas', 'compose.schema.json'), 'utf8'),
+  ) as Record<string, unknown>;
+  // The file names draft-07 by its https URL; Ajv registers the meta-schema under the http one.
+  return { ...schema, $schema: 'http://json-schema.org/draft-07/schema#' };
+}
+
+let composeValidator: ValidateFunction | undefined;
+
+/** Schema errors of a Compose document; ajv-formats is left out, the schema uses no format. */
+function validateCompose(document: unknown): string[] {
+  composeValidator ??= new Ajv({ allErrors: true, strict: false }).compile(loadComposeSchema());
+  const validate = composeValidator;
+  if (validate(document)) return [];
+  return (validate.errors ?? []).map((error) => `${error.instancePath || '/'} ${error.message ?? ''}`);
+}
+
+/** Why an image reference is not pinned to a release, or undefined when it is. */
+function imagePinProblem(reference: string): string | undefined {
+  if (/@sha256:[0-9a-f]{64}$/.test(reference)) return undefined;
+  const lastSlash = reference.lastIndexOf('/');
+  const colon = reference.indexOf(':', lastSlash + 1);
+  if (colon === -1) return 'has no tag';
+  const tag = reference.slice(colon + 1);
+  if (tag === 'latest') return 'uses latest';
+  if (!/\d+\.\d+/.test(tag)) return `tag ${tag} floats: name a release such as 1.2 or 1.2.3`;
+  return undefined;
+}
+
+function imageProblems(compose: ComposeFile): string[] {
+  return Object.entries(compose.services).flatMap(([name, service]) => {
+    if (service.image === undefined) {
+      return service.build === undefined ? [`${name}: neither image nor build`] : [];
+    }
+    const problem = imagePinProblem(service.image);
+    return problem === undefined ? [] : [`${name}: ${service.image} ${problem}`];
+  });
+}
+
+/** Normalizes both forms of depends_on; the short list form carries no condition. */
+function dependencies(service: ComposeService): [string, DependsOnEntry][] {
+  const dependsOn = service.depends_on ?? {};
+  return Array.isArray(dependsOn) ? dependsOn.map((target) => [target, {}]) : Object.entries(dependsOn);
+}
+
+/** Services others wait on to exit successfully: run-once jobs, which need no healthcheck. */
+function oneShotServices(compose: ComposeFile): Set<string> {
+  const oneShots = new Set<string>();
+  for (const service of Object.values(compose.services)) {
+    for (const [target, entry] of dependencies(service)) {
+      if (entry.condition === 'service_completed_successfully') oneShots.add(target);
+    }
+  }
+  return oneShots;
+}
+
+function hasHealthcheck(service: ComposeService): boolean {
+  const test = service.healthcheck?.test;
+  if (service.healthcheck?.disable === true || test === undefined) return false;
+  return !(Array.isArray(test) && test[0] === 'NONE');
+}
+
+function healthcheckProblems(compose: ComposeFile): string[] {
+  const oneShots = oneShotServices(compose);
+  return Object.entries(compose.services)
+    .filter(([name, service]) => !oneShots.has(name) && !hasHealthcheck(service))
+    .map(([name]) => `${name}: long-running service without a healthcheck`);
+}
+
+function dependsOnProblems(compose: ComposeFile): string[] {
+  const problems: string[] = [];
+  for (const [name, service] of Object.entries(compose.services)) {
+    for (const [targetName, entry] of dependencies(service)) {
+      const target = compose.services[targetName];
+      if (target === undefined) {
+        problems.push(`${name} -> ${targetName}: no such service`);
+      } else if (entry.condition === undefined || entry.condition === 'service_started') {
+        problems.push(`${name} -> ${targetName}: waits only for the container to start`);
+      } else if (entry.condition === 'service_healthy' && !hasHealthcheck(target)) {
+        problems.push(`${name} -> ${targetName}: waits for health but ${targetName} has no healthcheck`);
+      } else if (
+        entry.condition === 'service_completed_successfully' &&
+        (target.restart === 'always' || target.restart === 'unless-stopped')
+      ) {
+        problems.push(`${name} -> ${targetName}: waits for an exit that restart: ${target.restart} undoes`);
+      }
+    }
+  }
+  return problems;
+}
+
+interface PublishedPort {
+  hostIp: string | undefined;
+  host: number;
+  container: number;
+}
+
+/** Host-published ports of a service, from the short (`[ip:]host:container`) or long syntax. */
+function publishedPorts(service: ComposeService): PublishedPort[] {
+  return (service.ports ?? []).flatMap((port): PublishedPort[] => {
+    if (typeof port === 'object') {
+      if (port.published === undefined) return [];
+      return [{ hostIp: port.host_ip, host: Number(port.published), container: port.target }];
+    }
+    const match = /^(?:(.+):)?(\d+):(\d+)(?:\/\w+)?$/.exec(String(port));
+    if (match === null) return [];
+    return [{ hostIp: match[1], host: Number(match[2]), container: Number(match[3]) }];
+  });
+}
+
+function bindSources(service: ComposeService): string[] {
+  return (service.volumes ?? []).flatMap((volume) => {
+    if (typeof volume === 'object') return volume.type === 'bind' && volume.source ? [volume.source] : [];
+    const source = volume.split(':')[0] ?? '';
+    return source.startsWith('.') || source.startsWith('/') ? [source] : [];
+  });
+}
+
+function loadCompose(): ComposeFile {
+  const document = readRepoYaml('docker-compose.yml');
+  if (!isRecord(document) || !isRecord(document.services))
+    throw new Error('docker-compose.yml has no services');
+  // The shape is checked against the Compose schema in its own test.
+  return document as unknown as ComposeFile;
+}
+
+const compose = loadCompose();
+
+function service(name: string): ComposeService {
+  const found = compose.services[name];
+  if (found === undefined) throw new Error(`docker-compose.yml has no service ${name}`);
+  return found;
+}
+
+describe('Compose Specification schema', () => {
+  it('accepts docker-compose.yml', () => {
+    expect(validateCompose(readRepoYaml('docker-compose.yml'))).toEqual([]);
+  });
+
+  it.each([
+    { name: 'an unknown service key', document: { services: { api: { image: 'x:1.0', imagee: 'y' } } } },
+    {
+      name: 'an unknown depends_on condition',
+      document: { services: { api: { image: 'x:1.0', depends_on: { db: { condition: 'service_ready' } } } } },
+    },
+    {
+      name: 'a healthcheck test of the wrong type',
+      document: { services: { db: { image: 'x:1.0', healthcheck: { test: 1 } } } },
+    },
+  ])('rejects $name', ({ document }) => {
+    expect(validateCompose(document)).not.toEqual([]);
+  });
+});
+
+describe('image pinning', () => {
+  it.each([
+    { reference: 'postgres', pinned: false },
+    { reference: 'postgres:latest', pinned: false },
+    { reference: 'postgres:16', pinned: false },
+    { reference: 'localhost:5000/app', pinned: false },
+    { reference: 'postgres:16.13', pinned: true },
+    { reference: 'prom/prometheus:v3.5.0', pinned: true },
+    { reference: 'localhost:5000/app:1.2.3', pinned: true },
+    { reference: `temporalio/ui@sha256:${'a'.repeat(64)}`, pinned: true },
+  ])('$reference pinned: $pinned', ({ reference, pinned }) => {
+    expect(imagePinProblem(reference) === undefined).toBe(pinned);
+  });
+
+  it('pins every image of docker-compose.yml to a release', () => {
+    expect(imageProblems(compose)).toEqual([]);
+  });
+});
+
+describe('healthchecks', () => {
+  it('flags a long-running service without one, not a run-once job', () => {
+    const sample: ComposeFile = {
+      services: {
+        db: { image: 'postgres:16.13' },
+        migrate: { image: 'tools:1.0', depends_on: { db: { condition: 'service_started' } } },
+        app: { image: 'app:1.0', depends_on: { migrate: { condition: 'service_completed_successfully' } } },
+      },
+    };
+    expect(healthcheckProblems(sample)).toEqual([
+      'db: long-running service without a healthcheck',
+      'app: long-running service without a healthcheck',
+    ]);
+  });
+
+  it('gives every long-running service of docker-compose.yml a healthcheck', () => {
+    expect(healthcheckProblems(compose)).toEqual([]);
+  });
+});
+
+interface DependsOnCase {
+  name: string;
+  services: ComposeFile['services'];
+  problem: string;
+}
+
+const BAD_DEPENDENCIES: DependsOnCase[] = [
+  {
+    name: 'the short list form',
+    services: { app: { image: 'a:1.0', depends_on: ['db'] }, db: { image: 'd:1.0' } },
+    problem: 'app -> db: waits only for the container to start',
+  },
+  {
+    name: 'service_healthy on a service without healthcheck',
+    services: {
+      app: { image: 'a:1.0', depends_on: { db: { condition: 'service_healthy' } } },
+      db: { image: 'd:1.0' },
+    },
+    problem: 'app -> db: waits for health but db has no healthcheck',
+  },
+  {
+    name: 'service_completed_successfully on a service that restarts',
+    services: {
+      app: { image: 'a:1.0', depends_on: { job: { condition: 'service_completed_successfully' } } },
+      job: { image: 'j:1.0', restart: 'unless-stopped' },
+    },
+    problem: 'app -> job: waits for an exit that restart: unless-stopped undoes',
+  },
+  {
+    name: 'an unknown service',
+    services: { app: { image: 'a:1.0', depends_on: { gone: { condition: 'service_healthy' } } } },
+    problem: 'app -> gone: no such service',
+  },
+];
+
+describe('depends_on', () => {
+  it.each(BAD_DEPENDENCIES)('flags $name', ({ services, problem }) => {
+    expect(dependsOnProblems({ services })).toEqual([problem]);
+  });
+
+  it('makes every dependency of docker-compose.yml wait on a condition its target can meet', () => {
+    expect(dependsOnProblems(compose)).toEqual([]);
+  });
+});
+
+describe('published ports', () => {
+  it.each([
+    { port: '127.0.0.1:8233:8080', expected: [{ hostIp: '127.0.0.1', host: 8233, container: 8080 }] },
+    { port: '3000:3000', expected: [{ hostIp: undefined, host: 3000, container: 3000 }] },
+    { port: '9090', expected: [] },
+    {
+      port: { target: 8080, published: '8233' },
+      expected: [{ hostIp: undefined, host: 8233, container: 8080 }],
+    },
+  ])('reads $port', ({ port, expected }) => {
+    expect(publishedPorts({ ports: [port] })).toEqual(expected);
+  });
+
+  it.each([
+    { name: 'temporal-ui', host: 8233, container: 8080 },
+    { name: 'api', host: 3000, container: 3000 },
+  ])('$name is on host port $host', ({ name, host, container }) => {
+    expect(publishedPorts(service(name))).toContainEqual(expect.objectContaining({ host, container }));
+  });
+
+  it('publishes nothing on all interfaces', () => {
+    const exposed = Object.entries(compose.services).flatMap(([name, entry]) =>
+      publishedPorts(entry)
+        .filter((port) => port.hostIp !== '127.0.0.1')
+        .map((port) => `${name}:${port.host}`),
+    );
+    expect(exposed).toEqual([]);
+  });
+});
+
+describe('api and worker', () => {
+  it.each([
+    { name: 'api', entry: 'dist/api/main.js' },
+    { name: 'worker', entry: 'dist/worker/main.js' },
+  ])('$name is built from the Dockerfile and runs $entry', ({ name, entry }) => {
+    const app = service(name);
+    expect(app.build).toEqual({ context: '.', dockerfile: 'Dockerfile' });
+    expect(app.command).toEqual(['node', entry]);
+    expect([app.healthcheck?.test ?? []].flat().join(' ')).toContain('/readyz');
+    expect(dependencies(app)).toContainEqual([
+      'register-search-attributes',
+      { condition: 'service_completed_successfully' },
+    ]);
+  });
+
+  it('lets the worker scale: no host port, no fixed container name', () => {
+    const worker = service('worker');
+    expect(publishedPorts(worker)).toEqual([]);
+    expect(worker.container_name).toBeUndefined();
+  });
+});
+
+describe('files the stack mounts', () => {
+  const mounts = Object.entries(compose.services).flatMap(([name, entry]) =>
+    bindSources(entry).map((source) => ({ name, source })),
+  );
+
+  it('mounts something', () => {
+    expect(mounts.length).toBeGreaterThan(0);
+  });
+
+  it.each(mounts)('$name mounts $source, which exists', ({ source }) => {
+    expect(repoFileExists(source)).toBe(true);
+  });
+});
+
+describe('search attributes', () => {
+  it('registers exactly those of src/shared/constants.ts', () => {
+    const script = readRepoText('deploy/temporal/register-search-attributes.sh');
+    const specs = /^for spec in (.+); do$/m.exec(script)?.[1]?.split(' ') ?? [];
+    const registered = specs.map((spec) => spec.toUpperCase()).sort();
+    const expected = ALL_SEARCH_ATTRIBUTES.map((key) => `${key.name}:${key.type}`.toUpperCase()).sort();
+    expect(registered).toEqual(expected);
+  });
+});
+
+describe('Dockerfile', () => {
+  const dockerfile = readRepoText('Dockerfile');
+  const args = new Map(
+    [...dockerfile.matchAll(/^ARG (\w+)=(\S+)$/gm)].map((match) => [match[1] ?? '', match[2] ?? '']),
+  );
+  const stages = new Set([...dockerfile.matchAll(/^FROM \S+ AS (\S+)$/gim)].map((match) => match[1]));
+  const bases = [...dockerfile.matchAll(/^FROM (\S+)/gm)]
+    .map((match) => (match[1] ?? '').replace(/^\$\{(\w+)\}$/, (_, arg: string) => args.get(arg) ?? arg))
+    .filter((base) => !stages.has(base));
+
+  it('pins every base image', () => {
+    expect(bases.length).toBeGreaterThan(0);
+    expect(bases.map((base) => [base, imagePinProblem(base)])).toEqual(
+      bases.map((base) => [base, undefined]),
+    );
+  });
+
+  it('builds on glibc, since the Temporal SDK does not run on musl', () => {
+    expect(bases.filter((base) => /alpine/i.test(base))).toEqual([]);
+  });
+
+  it('runs the API as a non-root user by default', () => {
+    const lastStage = dockerfile.slice(dockerfile.lastIndexOf('\nFROM '));
+    expect(lastStage).toMatch(/^USER node$/m);
+    expect(lastStage).toMatch(/^CMD \["node", "dist\/api\/main\.js"\]$/m);
+  });
+});
