@@ -58,6 +58,18 @@ async function waitForTemporal(address: string, timeoutMs: number): Promise<void
   }
 }
 
+async function waitForReady(url: string): Promise<void> {
+  const deadline = Date.now() + 120_000;
+  while (!stopping) {
+    const ok = await fetch(url)
+      .then((res) => res.ok)
+      .catch(() => false);
+    if (ok) return;
+    if (Date.now() > deadline) throw new Error(`${url} did not become ready`);
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}
+
 let address = externalServer;
 if (!address) {
   const cli = env.TEMPORAL_CLI_PATH;
@@ -89,10 +101,12 @@ run('api', process.execPath, ['dist/api/main.js']);
 
 const apiHost = env.HOST ?? '127.0.0.1';
 const apiPort = env.PORT ?? '3000';
+const workerUrl = `http://${env.WORKER_HOST ?? '127.0.0.1'}:${env.WORKER_PORT ?? '3001'}`;
+await Promise.all([waitForReady(`http://${apiHost}:${apiPort}/readyz`), waitForReady(`${workerUrl}/readyz`)]);
 console.log(`
 [dev] Delayed task service is up:
   HTTP API        http://${apiHost}:${apiPort}   (docs: /docs, health: /healthz, /readyz, metrics: /metrics)
-  Worker          http://${env.WORKER_HOST ?? '127.0.0.1'}:${env.WORKER_PORT ?? '3001'}/metrics
+  Worker          ${workerUrl}   (health: /healthz, /readyz, metrics: /metrics)
   Temporal        ${address}${externalServer ? ' (external server)' : `   (data: .data/temporal.db)\n  Temporal Web UI http://127.0.0.1:${uiPort}`}
   Press Ctrl-C to stop.
 `);

@@ -5,8 +5,10 @@
  */
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import type { Logger } from '@temporalio/common';
 import {
   bundleWorkflowCode,
+  Runtime,
   Worker,
   type InjectedSinks,
   type NativeConnection,
@@ -44,10 +46,22 @@ export function workflowsPath(): string {
   return existsSync(js) ? js : fileURLToPath(new URL('../workflows/index.ts', import.meta.url));
 }
 
+/** Webpack's build report is noise in service logs: keep the bundler's warnings and errors only. */
+const bundlerLogger: Logger = {
+  log: (level, message, meta) =>
+    level === 'WARN' || level === 'ERROR' ? Runtime.instance().logger.log(level, message, meta) : undefined,
+  trace: () => undefined,
+  debug: () => undefined,
+  info: () => undefined,
+  warn: (message, meta) => Runtime.instance().logger.warn(message, meta),
+  error: (message, meta) => Runtime.instance().logger.error(message, meta),
+};
+
 /** Bundles the workflow code once; pass the result to several workers to skip re-bundling. */
 export async function bundleTaskWorkflows(): Promise<WorkflowBundleWithSourceMap> {
   return bundleWorkflowCode({
     workflowsPath: workflowsPath(),
+    logger: bundlerLogger,
     // ESM sources import './x.js' for './x.ts'.
     webpackConfigHook: (config) => ({
       ...config,
@@ -87,8 +101,18 @@ export async function createTaskWorkers(options: TaskWorkersOptions): Promise<Wo
       // Drain: a callback already sent gets its answer recorded rather than being cut off.
       shutdownGraceTime: options.shutdownGraceMs ?? 30_000,
     };
-    if (policy.ratePerSecond !== undefined)
+    if (policy.ratePerSecond !== undefined) {
+      // The server's limit holds across workers, but after a quiet spell it lets a second's worth
+      // through at once on top of the steady rate. So each worker also spaces its polls, and keeps
+      // few of them waiting (each one a task at once): one per 20/s, enough across a 50 ms round trip.
       workerOptions.maxTaskQueueActivitiesPerSecond = policy.ratePerSecond;
+      workerOptions.maxActivitiesPerSecond = policy.ratePerSecond;
+      workerOptions.maxConcurrentActivityTaskPolls = Math.min(
+        policy.concurrency,
+        10,
+        Math.ceil(policy.ratePerSecond / 20),
+      );
+    }
     return Worker.create(workerOptions);
   });
   return Promise.all([workflowWorker, ...callbackWorkers]);
