@@ -3,7 +3,12 @@
  * Every Temporal call runs under a deadline, so an unreachable server means a fast 503.
  */
 import { randomUUID } from 'node:crypto';
-import { Client, WorkflowExecutionAlreadyStartedError, defaultPayloadConverter, type Connection } from '@temporalio/client';
+import {
+  Client,
+  WorkflowExecutionAlreadyStartedError,
+  defaultPayloadConverter,
+  type Connection,
+} from '@temporalio/client';
 import proto, { type temporal } from '@temporalio/proto';
 import type { Config } from '../config.js';
 import { Policies, type TaskTypePolicy } from '../policies.js';
@@ -66,7 +71,10 @@ export class TaskService {
     } catch (err) {
       if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw toApiError(err);
     }
-    const existing = await this.call(() => this.client.workflow.getHandle(spec.taskId).describe(), spec.taskId);
+    const existing = await this.call(
+      () => this.client.workflow.getHandle(spec.taskId).describe(),
+      spec.taskId,
+    );
     if (existing.type !== TASK_WORKFLOW_TYPE || existing.memo?.specHash !== fingerprint) {
       throw new ApiError(ErrorCode.TaskConflict, `task ${spec.taskId} exists with a different specification`);
     }
@@ -82,10 +90,19 @@ export class TaskService {
     const state = await this.state(taskId);
     if (state.status === 'CANCELLED') return toTask(state);
     if (state.status === 'SUCCEEDED' || state.status === 'FAILED') {
-      throw new ApiError(ErrorCode.FailedPrecondition, `task ${taskId} is ${state.status} and can no longer be cancelled`);
+      throw new ApiError(
+        ErrorCode.FailedPrecondition,
+        `task ${taskId} is ${state.status} and can no longer be cancelled`,
+      );
     }
     try {
-      await this.call(() => this.client.workflow.getHandle(taskId).signal(cancelSignal, { reason: 'cancelled through the API' }), taskId);
+      await this.call(
+        () =>
+          this.client.workflow
+            .getHandle(taskId)
+            .signal(cancelSignal, { reason: 'cancelled through the API' }),
+        taskId,
+      );
     } catch (err) {
       // Finished between the query and the signal: report what it became.
       if (!isNotRunning(err)) throw toApiError(err, taskId);
@@ -98,7 +115,8 @@ export class TaskService {
     const executeAt = new Date(resolveWhen(body, this.now(), this.options.config.limits)).toISOString();
     try {
       const state = await this.call(
-        () => this.client.workflow.getHandle(taskId).executeUpdate(rescheduleUpdate, { args: [{ executeAt }] }),
+        () =>
+          this.client.workflow.getHandle(taskId).executeUpdate(rescheduleUpdate, { args: [{ executeAt }] }),
         taskId,
       );
       return toTask(state);
@@ -106,7 +124,10 @@ export class TaskService {
       if (err instanceof ApiError && err.code === ErrorCode.TaskNotFound) {
         // Updates cannot reach a closed run: tell "gone" from "finished".
         const state = await this.state(taskId);
-        throw new ApiError(ErrorCode.FailedPrecondition, `only a SCHEDULED task can be rescheduled; this one is ${state.status}`);
+        throw new ApiError(
+          ErrorCode.FailedPrecondition,
+          `only a SCHEDULED task can be rescheduled; this one is ${state.status}`,
+        );
       }
       throw err;
     }
@@ -116,7 +137,10 @@ export class TaskService {
   async replay(taskId: string, body: ReplayBody): Promise<Task> {
     const previous = await this.state(taskId);
     if (previous.status !== 'FAILED' && previous.status !== 'CANCELLED') {
-      throw new ApiError(ErrorCode.FailedPrecondition, `only a FAILED or CANCELLED task can be replayed; this one is ${previous.status}`);
+      throw new ApiError(
+        ErrorCode.FailedPrecondition,
+        `only a FAILED or CANCELLED task can be replayed; this one is ${previous.status}`,
+      );
     }
     const policy = this.policyOf(previous.taskType);
     const limits = this.options.config.limits;
@@ -130,7 +154,10 @@ export class TaskService {
       payloadVersion: body.payloadVersion ?? previous.payloadVersion,
       executeAt: new Date(resolveWhen(body, now, limits, true)).toISOString(),
       callbackUrl: previous.callbackUrl,
-      maxRetries: body.maxRetries === undefined ? previous.maxRetries : capped('maxRetries', body.maxRetries, policy.maxRetries),
+      maxRetries:
+        body.maxRetries === undefined
+          ? previous.maxRetries
+          : capped('maxRetries', body.maxRetries, policy.maxRetries),
       timeoutMs: previous.timeoutMs,
       traceId: previous.traceId,
       priority: previous.priority,
@@ -141,7 +168,10 @@ export class TaskService {
       await this.start(spec, fingerprintOf(spec), 'ALLOW_DUPLICATE');
     } catch (err) {
       if (err instanceof WorkflowExecutionAlreadyStartedError) {
-        throw new ApiError(ErrorCode.FailedPrecondition, `task ${taskId} is still closing its previous run; retry shortly`);
+        throw new ApiError(
+          ErrorCode.FailedPrecondition,
+          `task ${taskId} is still closing its previous run; retry shortly`,
+        );
       }
       throw toApiError(err, taskId);
     }
@@ -169,14 +199,24 @@ export class TaskService {
     const executions = response.executions ?? [];
     const latest = await Promise.all(executions.map((execution) => this.isLatestRun(execution)));
     const tasks = executions.filter((_, i) => latest[i]).map(toSummary);
-    const token = response.nextPageToken && response.nextPageToken.length > 0 ? Buffer.from(response.nextPageToken).toString('base64url') : null;
+    const token =
+      response.nextPageToken && response.nextPageToken.length > 0
+        ? Buffer.from(response.nextPageToken).toString('base64url')
+        : null;
     return { tasks, nextPageToken: token };
   }
 
   /** Replays every matching dead letter as one server-side batch reset. */
   async bulkReplay(body: BulkReplayBody): Promise<BatchJob> {
     const status = body.status ?? 'FAILED';
-    const query = this.filterQuery(body.taskType, [status]);
+    const matching = this.filterQuery(body.taskType, [status]);
+    // Visibility keeps every run, and a task replayed since still has its old FAILED run there.
+    // Resetting such a run would run the task again: the batch leaves out all but the latest runs.
+    const superseded = await this.supersededRuns(matching);
+    const query =
+      superseded.length > 0
+        ? `${matching} AND RunId NOT IN (${superseded.map((runId) => `'${runId}'`).join(', ')})`
+        : matching;
     return this.startBatch('replay', query, {
       resetOperation: {
         identity: 'delayed-task-api',
@@ -195,16 +235,23 @@ export class TaskService {
     const query = `${this.filterQuery(body.taskType, statuses)} AND ExecutionStatus = 'Running'`;
     const input = defaultPayloadConverter.toPayload({ reason: 'bulk cancel through the API' });
     return this.startBatch('cancel', query, {
-      signalOperation: { signal: cancelSignal.name, identity: 'delayed-task-api', input: { payloads: [input] } },
+      signalOperation: {
+        signal: cancelSignal.name,
+        identity: 'delayed-task-api',
+        input: { payloads: [input] },
+      },
     });
   }
 
   async batch(jobId: string): Promise<BatchJob> {
     const response = await this.call(
       () => this.client.workflowService.describeBatchOperation({ namespace: this.namespace, jobId }),
-      undefined,
+      jobId,
     ).catch((err: unknown) => {
-      if (err instanceof ApiError && err.code === ErrorCode.NotFound) throw new ApiError(ErrorCode.NotFound, `no batch job ${jobId}`);
+      // `call` reports Temporal's NOT_FOUND under the id it was given as a missing task: here, a missing job.
+      if (err instanceof ApiError && err.code === ErrorCode.TaskNotFound) {
+        throw new ApiError(ErrorCode.NotFound, `no batch job ${jobId}`);
+      }
       throw err;
     });
     return toBatchJob(jobId, response);
@@ -265,30 +312,33 @@ export class TaskService {
   ): Promise<BatchJob> {
     const { count } = await this.call(() => this.client.workflow.count(visibilityQuery));
     const jobId = `${operation}-${randomUUID()}`;
-    if (count > 0) {
-      await this.call(() =>
-        this.client.workflowService.startBatchOperation({
-          namespace: this.namespace,
-          jobId,
-          reason: `${operation} through the API`,
-          visibilityQuery,
-          ...body,
-        }),
-      );
-    }
+    // Started even when nothing matches, so that every job id answered can be followed.
+    await this.call(() =>
+      this.client.workflowService.startBatchOperation({
+        namespace: this.namespace,
+        jobId,
+        reason: `${operation} through the API`,
+        visibilityQuery,
+        ...body,
+      }),
+    );
     return {
       jobId,
       operation,
-      state: count > 0 ? 'RUNNING' : 'COMPLETED',
+      state: 'RUNNING',
       matched: count,
-      completed: count > 0 ? null : 0,
-      failed: count > 0 ? null : 0,
+      completed: null,
+      failed: null,
       startedAt: new Date(this.now()).toISOString(),
-      closedAt: count > 0 ? null : new Date(this.now()).toISOString(),
+      closedAt: null,
     };
   }
 
-  private async start(spec: TaskSpec, fingerprint: string, reuse: 'REJECT_DUPLICATE' | 'ALLOW_DUPLICATE'): Promise<void> {
+  private async start(
+    spec: TaskSpec,
+    fingerprint: string,
+    reuse: 'REJECT_DUPLICATE' | 'ALLOW_DUPLICATE',
+  ): Promise<void> {
     await this.options.connection.withDeadline(this.deadline(), () =>
       this.client.workflow.start<typeof delayedTask>(TASK_WORKFLOW_TYPE, {
         workflowId: spec.taskId,
@@ -322,10 +372,41 @@ export class TaskService {
     return this.call(() => this.client.workflow.getHandle(taskId).query(statusQuery), taskId);
   }
 
+  /** Runs matching `query` that are no longer the latest run of their task. */
+  private async supersededRuns(query: string): Promise<string[]> {
+    const superseded: string[] = [];
+    let nextPageToken: Uint8Array | undefined;
+    do {
+      const token = nextPageToken;
+      const response = await this.call(() =>
+        this.client.workflowService.listWorkflowExecutions({
+          namespace: this.namespace,
+          pageSize: 1000,
+          nextPageToken: token,
+          query,
+        }),
+      );
+      const executions = response.executions ?? [];
+      for (let i = 0; i < executions.length; i += 100) {
+        const chunk = executions.slice(i, i + 100);
+        const latest = await Promise.all(chunk.map((execution) => this.isLatestRun(execution)));
+        chunk.forEach((execution, j) => {
+          if (!latest[j] && execution.execution?.runId) superseded.push(execution.execution.runId);
+        });
+      }
+      nextPageToken =
+        response.nextPageToken && response.nextPageToken.length > 0 ? response.nextPageToken : undefined;
+    } while (nextPageToken);
+    return superseded;
+  }
+
   private async isLatestRun(execution: temporal.api.workflow.v1.IWorkflowExecutionInfo): Promise<boolean> {
     if (execution.status === WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_RUNNING) return true;
     const workflowId = execution.execution?.workflowId ?? '';
-    const description = await this.call(() => this.client.workflow.getHandle(workflowId).describe(), workflowId).catch(() => undefined);
+    const description = await this.call(
+      () => this.client.workflow.getHandle(workflowId).describe(),
+      workflowId,
+    ).catch(() => undefined);
     return !description || description.runId === execution.execution?.runId;
   }
 
@@ -345,7 +426,15 @@ export class TaskService {
 
 function initialState(spec: TaskSpec): TaskState {
   const { callbackTaskQueue: _queue, ...fields } = spec;
-  return { ...fields, status: 'SCHEDULED', attempts: 0, lastError: null, nextAttemptAt: null, firedAt: null, completedAt: null };
+  return {
+    ...fields,
+    status: 'SCHEDULED',
+    attempts: 0,
+    lastError: null,
+    nextAttemptAt: null,
+    firedAt: null,
+    completedAt: null,
+  };
 }
 
 function fingerprintOf(spec: TaskSpec): string {
@@ -390,7 +479,8 @@ function toSummary(execution: temporal.api.workflow.v1.IWorkflowExecutionInfo): 
   const text = (value: unknown) => (typeof value === 'string' ? value : null);
   const first = (value: unknown) => (Array.isArray(value) ? value[0] : value);
   const status = text(first(decode(attributes[SEARCH_ATTRIBUTES.taskStatus.name])));
-  const executeAt = text(first(decode(attributes[SEARCH_ATTRIBUTES.executeAt.name]))) ?? text(decode(memo.executeAt));
+  const executeAt =
+    text(first(decode(attributes[SEARCH_ATTRIBUTES.executeAt.name]))) ?? text(decode(memo.executeAt));
   const priority = decode(memo.priority);
   const attempts = decode(memo.attempts);
   return {
@@ -407,14 +497,19 @@ function toSummary(execution: temporal.api.workflow.v1.IWorkflowExecutionInfo): 
   };
 }
 
-function toBatchJob(jobId: string, response: temporal.api.workflowservice.v1.IDescribeBatchOperationResponse): BatchJob {
+function toBatchJob(
+  jobId: string,
+  response: temporal.api.workflowservice.v1.IDescribeBatchOperationResponse,
+): BatchJob {
   const states: Record<number, string> = {
     [BatchOperationState.BATCH_OPERATION_STATE_RUNNING]: 'RUNNING',
     [BatchOperationState.BATCH_OPERATION_STATE_COMPLETED]: 'COMPLETED',
     [BatchOperationState.BATCH_OPERATION_STATE_FAILED]: 'FAILED',
   };
   const time = (ts: temporal.api.workflowservice.v1.IDescribeBatchOperationResponse['startTime']) =>
-    ts?.seconds != null ? new Date(Number(ts.seconds) * 1000 + Math.floor((ts.nanos ?? 0) / 1e6)).toISOString() : null;
+    ts?.seconds != null
+      ? new Date(Number(ts.seconds) * 1000 + Math.floor((ts.nanos ?? 0) / 1e6)).toISOString()
+      : null;
   const num = (value: unknown) => (value == null ? null : Number(value));
   return {
     jobId,

@@ -7,6 +7,10 @@ import { ALL_SEARCH_ATTRIBUTES } from '../shared/constants.js';
 export const DEV_SERVER_DYNAMIC_CONFIG: Readonly<Record<string, string | number | boolean>> = {
   // Priority of callbacks due together (activity priority keys 1..5) needs the priority matcher.
   'matching.useNewMatcher': true,
+  // Priority order and rate limits hold per partition: one partition per task queue makes them exact.
+  // A production cluster sets this for the callback queues (matching is per queue).
+  'matching.numTaskqueueReadPartitions': 1,
+  'matching.numTaskqueueWritePartitions': 1,
   // Bulk replay/cancel: a few batch jobs at once, at a pace that clears thousands of tasks quickly.
   'frontend.MaxConcurrentBatchOperationPerNamespace': 5,
   'worker.batcherRPS': 500,

@@ -103,15 +103,15 @@ export async function createTaskWorkers(options: TaskWorkersOptions): Promise<Wo
     };
     if (policy.ratePerSecond !== undefined) {
       // The server's limit holds across workers, but after a quiet spell it lets a second's worth
-      // through at once on top of the steady rate. So each worker also spaces its polls, and keeps
-      // few of them waiting (each one a task at once): one per 20/s, enough across a 50 ms round trip.
+      // through at once on top of the steady rate. So each worker also spaces its polls at the rate
+      // and keeps few of them waiting, as each takes a task at once: one per 20/s still reaches the
+      // rate across a 50 ms round trip.
       workerOptions.maxTaskQueueActivitiesPerSecond = policy.ratePerSecond;
       workerOptions.maxActivitiesPerSecond = policy.ratePerSecond;
-      workerOptions.maxConcurrentActivityTaskPolls = Math.min(
-        policy.concurrency,
-        10,
-        Math.ceil(policy.ratePerSecond / 20),
-      );
+      workerOptions.activityTaskPollerBehavior = {
+        type: 'simple-maximum',
+        maximum: Math.min(policy.concurrency, 10, Math.ceil(policy.ratePerSecond / 20)),
+      };
     }
     return Worker.create(workerOptions);
   });

@@ -48,10 +48,16 @@ export const taskRoutes: FastifyPluginAsyncTypebox<TaskRoutesOptions> = async (a
     },
     async (request, reply) => {
       const { task, created } = await tasks.create(request.body);
-      request.log.info({ taskId: task.taskId, taskType: task.taskType, traceId: task.traceId, created }, created ? 'task created' : 'task exists');
+      request.log.info(
+        { taskId: task.taskId, taskType: task.taskType, traceId: task.traceId, created },
+        created ? 'task created' : 'task exists',
+      );
       if (!created) return reply.code(200).send(task);
       onCreated?.(task.taskType);
-      return reply.code(201).header('location', `/api/v1/tasks/${encodeURIComponent(task.taskId)}`).send(task);
+      return reply
+        .code(201)
+        .header('location', `/api/v1/tasks/${encodeURIComponent(task.taskId)}`)
+        .send(task);
     },
   );
 
@@ -90,14 +96,18 @@ export const taskRoutes: FastifyPluginAsyncTypebox<TaskRoutesOptions> = async (a
         operationId: 'cancelTask',
         tags: ['tasks'],
         summary: 'Cancel a task',
-        description: 'A SCHEDULED task never calls back; a RUNNING task makes no further attempt. Cancelling a CANCELLED task is a no-op; a SUCCEEDED or FAILED task answers 409 FAILED_PRECONDITION.',
+        description:
+          'A SCHEDULED task never calls back; a RUNNING task makes no further attempt. Cancelling a CANCELLED task is a no-op; a SUCCEEDED or FAILED task answers 409 FAILED_PRECONDITION.',
         params: TaskParamsSchema,
         response: { 200: TaskSchema, ...errors },
       },
     },
     async (request) => {
       const task = await tasks.cancel(request.params.taskId);
-      request.log.info({ taskId: task.taskId, taskType: task.taskType, traceId: task.traceId }, 'task cancelled');
+      request.log.info(
+        { taskId: task.taskId, taskType: task.taskType, traceId: task.traceId },
+        'task cancelled',
+      );
       return task;
     },
   );
@@ -109,7 +119,8 @@ export const taskRoutes: FastifyPluginAsyncTypebox<TaskRoutesOptions> = async (a
         operationId: 'rescheduleTask',
         tags: ['tasks'],
         summary: 'Move a SCHEDULED task to another time',
-        description: 'A workflow update with a validator: a rejected request leaves no trace in the task history.',
+        description:
+          'A workflow update with a validator: a rejected request leaves no trace in the task history.',
         params: TaskParamsSchema,
         body: RescheduleBodySchema,
         response: { 200: TaskSchema, ...errors },
@@ -117,7 +128,10 @@ export const taskRoutes: FastifyPluginAsyncTypebox<TaskRoutesOptions> = async (a
     },
     async (request) => {
       const task = await tasks.reschedule(request.params.taskId, request.body);
-      request.log.info({ taskId: task.taskId, taskType: task.taskType, traceId: task.traceId, executeAt: task.executeAt }, 'task rescheduled');
+      request.log.info(
+        { taskId: task.taskId, taskType: task.taskType, traceId: task.traceId, executeAt: task.executeAt },
+        'task rescheduled',
+      );
       return task;
     },
   );
@@ -129,15 +143,23 @@ export const taskRoutes: FastifyPluginAsyncTypebox<TaskRoutesOptions> = async (a
         operationId: 'replayTask',
         tags: ['dead letters'],
         summary: 'Run a FAILED or CANCELLED task again',
-        description: 'A new run of the same workflow id (the earlier run stays in history); the callback keeps its Idempotency-Key.',
+        description:
+          'A new run of the same workflow id (the earlier run stays in history); the callback keeps its Idempotency-Key.',
         params: TaskParamsSchema,
         body: Type.Optional(ReplayBodySchema),
         response: { 200: TaskSchema, ...errors },
       },
+      // Every override is optional, so the body may be left out: validate its absence as `{}`.
+      preValidation: async (request) => {
+        if (request.body === undefined) request.body = {};
+      },
     },
     async (request) => {
       const task = await tasks.replay(request.params.taskId, request.body ?? {});
-      request.log.info({ taskId: task.taskId, taskType: task.taskType, traceId: task.traceId }, 'task replayed');
+      request.log.info(
+        { taskId: task.taskId, taskType: task.taskType, traceId: task.traceId },
+        'task replayed',
+      );
       return task;
     },
   );

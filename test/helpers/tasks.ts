@@ -1,0 +1,58 @@
+/**
+ * Small waits on what a user of the API sees: a task's status through GET, a list through GET.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Task, TaskSummary } from '../../src/api/schemas/tasks.js';
+import type { Harness } from './harness.js';
+import { waitFor } from './wait.js';
+
+/** A task id unique to this run, readable in the Web UI. */
+export function uniqueId(prefix: string): string {
+  return `${prefix}-${randomUUID().slice(0, 8)}`;
+}
+
+/** Polls GET /api/v1/tasks/{id} until the task has `status`. */
+export async function waitForStatus(
+  h: Harness,
+  taskId: string,
+  status: Task['status'],
+  timeoutMs = 30_000,
+): Promise<Task> {
+  return waitFor(
+    async () => {
+      const { body } = await h.get(taskId);
+      return body.status === status && body;
+    },
+    { timeoutMs, intervalMs: 100, what: `task ${taskId} to be ${status}` },
+  );
+}
+
+/** GET /api/v1/tasks with a query; fails on anything but 200. */
+export async function listTasks(h: Harness, query: Record<string, string | number>): Promise<TaskSummary[]> {
+  const search = new URLSearchParams(
+    Object.entries(query).map(([key, value]): [string, string] => [key, String(value)]),
+  );
+  const response = await h.app.inject({ method: 'GET', url: `/api/v1/tasks?${search.toString()}` });
+  if (response.statusCode !== 200)
+    throw new Error(
+      `GET /api/v1/tasks?${search.toString()} answered ${response.statusCode}: ${response.body}`,
+    );
+  return (response.json() as { tasks: TaskSummary[] }).tasks;
+}
+
+/** Polls the list (visibility is eventually consistent) until `accept` holds for it. */
+export async function waitForList(
+  h: Harness,
+  query: Record<string, string | number>,
+  accept: (tasks: TaskSummary[]) => boolean,
+  what: string,
+  timeoutMs = 30_000,
+): Promise<TaskSummary[]> {
+  return waitFor(
+    async () => {
+      const tasks = await listTasks(h, query);
+      return accept(tasks) && tasks;
+    },
+    { timeoutMs, intervalMs: 250, what },
+  );
+}
