@@ -7,18 +7,6 @@ import { Agent, errors as undiciErrors, request, type Dispatcher } from 'undici'
 import { CallbackFailureType, type CallbackFailureDetails } from '../shared/task.js';
 import { classifyResponse, type AttemptOutcome } from './classify.js';
 
-export interface CallbackInput {
-  taskId: string;
-  taskType: string;
-  payload: Record<string, unknown>;
-  payloadVersion: number;
-  executeAt: string;
-  attempt: number;
-  traceId: string | null;
-  callbackUrl: string;
-  timeoutMs: number;
-}
-
 /** The body every callback receives. */
 export interface CallbackBody {
   taskId: string;
@@ -28,6 +16,12 @@ export interface CallbackBody {
   executeAt: string;
   attempt: number;
   traceId: string | null;
+}
+
+/** One attempt: the body, and where and how long to send it. */
+export interface CallbackInput extends CallbackBody {
+  callbackUrl: string;
+  timeoutMs: number;
 }
 
 /** Where the activity reports what it saw; the worker wires it to Prometheus. */
@@ -111,15 +105,8 @@ async function post(
   userAgent: string,
   cancellation: AbortSignal,
 ): Promise<AttemptOutcome> {
-  const body: CallbackBody = {
-    taskId: input.taskId,
-    taskType: input.taskType,
-    payload: input.payload,
-    payloadVersion: input.payloadVersion,
-    executeAt: input.executeAt,
-    attempt: input.attempt,
-    traceId: input.traceId,
-  };
+  const { callbackUrl: _url, timeoutMs: _timeout, ...fields } = input;
+  const body: CallbackBody = fields;
   const headers: Record<string, string> = {
     'content-type': 'application/json',
     'user-agent': userAgent,

@@ -14,7 +14,7 @@ import type { Config } from '../config.js';
 import { Policies, type TaskTypePolicy } from '../policies.js';
 import { SEARCH_ATTRIBUTES, TASK_WORKFLOW_TYPE } from '../shared/constants.js';
 import type { TaskError, TaskSpec, TaskState, TaskStatus } from '../shared/task.js';
-import { TASK_STATUSES } from '../shared/task.js';
+import { initialTaskState, TASK_STATUSES } from '../shared/task.js';
 import { cancelSignal, rescheduleUpdate, statusQuery, type delayedTask } from '../workflows/delayed-task.js';
 import { ApiError, ErrorCode, invalidArgument } from './errors.js';
 import type {
@@ -67,7 +67,7 @@ export class TaskService {
     });
     try {
       await this.start(spec, fingerprint, 'REJECT_DUPLICATE');
-      return { task: toTask(initialState(spec)), created: true };
+      return { task: toTask(initialTaskState(spec)), created: true };
     } catch (err) {
       if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw toApiError(err);
     }
@@ -175,7 +175,7 @@ export class TaskService {
       }
       throw toApiError(err, taskId);
     }
-    return toTask(initialState(spec));
+    return toTask(initialTaskState(spec));
   }
 
   /** One page of tasks from Temporal visibility, newest first, the latest run of each task only. */
@@ -422,19 +422,6 @@ export class TaskService {
       throw toApiError(err, taskId);
     }
   }
-}
-
-function initialState(spec: TaskSpec): TaskState {
-  const { callbackTaskQueue: _queue, ...fields } = spec;
-  return {
-    ...fields,
-    status: 'SCHEDULED',
-    attempts: 0,
-    lastError: null,
-    nextAttemptAt: null,
-    firedAt: null,
-    completedAt: null,
-  };
 }
 
 function fingerprintOf(spec: TaskSpec): string {

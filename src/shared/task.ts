@@ -49,6 +49,20 @@ export interface TaskState extends Omit<TaskSpec, 'callbackTaskQueue'> {
   completedAt: string | null;
 }
 
+/** A task as it starts: scheduled, nothing attempted yet. */
+export function initialTaskState(spec: TaskSpec): TaskState {
+  const { callbackTaskQueue: _queue, ...fields } = spec;
+  return {
+    ...fields,
+    status: 'SCHEDULED',
+    attempts: 0,
+    lastError: null,
+    nextAttemptAt: null,
+    firedAt: null,
+    completedAt: null,
+  };
+}
+
 /** Argument of the `reschedule` update. */
 export interface RescheduleRequest {
   /** RFC 3339 UTC with milliseconds. */

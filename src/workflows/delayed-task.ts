@@ -24,6 +24,7 @@ import { ATTEMPT_TIMEOUT_MARGIN_MS, SEARCH_ATTRIBUTES } from '../shared/constant
 import type { TaskSinks } from '../shared/sinks.js';
 import {
   CallbackFailureType,
+  initialTaskState,
   isFinalStatus,
   FAILED_PRECONDITION_TYPE,
   TASK_FAILED_TYPE,
@@ -48,16 +49,7 @@ const { taskMetrics } = proxySinks<TaskSinks>();
 const RFC3339_WITH_OFFSET = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/i;
 
 export async function delayedTask(spec: TaskSpec): Promise<TaskState> {
-  const { callbackTaskQueue, ...fields } = spec;
-  const state: TaskState = {
-    ...fields,
-    status: 'SCHEDULED',
-    attempts: 0,
-    lastError: null,
-    nextAttemptAt: null,
-    firedAt: null,
-    completedAt: null,
-  };
+  const state = initialTaskState(spec);
   const logContext = { taskId: spec.taskId, taskType: spec.taskType, traceId: spec.traceId };
   let cancelRequested = false;
   let rescheduled = false;
@@ -107,7 +99,7 @@ export async function delayedTask(spec: TaskSpec): Promise<TaskState> {
   );
 
   const { deliverCallback } = proxyActivities<CallbackActivities>({
-    taskQueue: callbackTaskQueue,
+    taskQueue: spec.callbackTaskQueue,
     startToCloseTimeout: spec.timeoutMs + ATTEMPT_TIMEOUT_MARGIN_MS,
     // The workflow owns the retry schedule (see below); each attempt is one activity execution.
     retry: { maximumAttempts: 1 },

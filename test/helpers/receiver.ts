@@ -3,20 +3,13 @@
  */
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { CallbackBody } from '../../src/activities/callback.js';
 import { waitFor } from './wait.js';
 
 export interface ReceivedCallback {
   path: string;
   headers: IncomingHttpHeaders;
-  body: {
-    taskId: string;
-    taskType: string;
-    payload: Record<string, unknown>;
-    payloadVersion: number;
-    executeAt: string;
-    attempt: number;
-    traceId: string | null;
-  };
+  body: CallbackBody;
   /** Arrival time, epoch ms. */
   at: number;
 }

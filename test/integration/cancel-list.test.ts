@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
 import { Harness } from '../helpers/harness.js';
+import { waitForStatus } from '../helpers/tasks.js';
 import { waitFor } from '../helpers/wait.js';
 
 const run = promisify(execFile);
@@ -20,16 +21,6 @@ afterAll(async () => {
 async function temporalCli(...args: string[]): Promise<string> {
   const { stdout } = await run(inject('temporalCliPath'), [...args, '--address', inject('temporalAddress')]);
   return stdout;
-}
-
-async function statusOf(taskId: string, status: string) {
-  return waitFor(
-    async () => {
-      const { body } = await h.get(taskId);
-      return body.status === status && body;
-    },
-    { what: `${taskId} to be ${status}` },
-  );
 }
 
 describe('cancel', () => {
@@ -91,7 +82,7 @@ describe('cancel', () => {
       delaySeconds: 0,
       callbackUrl: h.receiver.url,
     });
-    await statusOf(task.taskId, 'SUCCEEDED');
+    await waitForStatus(h, task.taskId, 'SUCCEEDED');
     const response = await h.post(`/api/v1/tasks/${task.taskId}/cancel`);
     expect(response.status).toBe(409);
     expect(response.body.error.code).toBe('FAILED_PRECONDITION');
@@ -108,7 +99,7 @@ describe('cancel', () => {
     const { task } = await h.create({ taskType, payload: {}, delaySeconds: 1, callbackUrl: h.receiver.url });
     const sentinel = await h.create({ taskType, payload: {}, delaySeconds: 2, callbackUrl: h.receiver.url });
     await temporalCli(...args(task.taskId));
-    const cancelled = await statusOf(task.taskId, 'CANCELLED');
+    const cancelled = await waitForStatus(h, task.taskId, 'CANCELLED');
     expect(cancelled.completedAt).not.toBeNull();
     await h.receiver.waitForCalls(sentinel.task.taskId, 1);
     expect(h.receiver.callsFor(task.taskId)).toHaveLength(0);
@@ -137,7 +128,7 @@ describe('list', () => {
     const failedId = `dead-${randomUUID()}`;
     h.receiver.script(failedId, [{ status: 400 }]);
     await h.create({ taskType, taskId: failedId, payload: {}, delaySeconds: 0, callbackUrl: h.receiver.url });
-    await statusOf(failedId, 'FAILED');
+    await waitForStatus(h, failedId, 'FAILED');
     await h.create({
       taskType: h.taskType('other'),
       payload: {},

@@ -10,6 +10,7 @@ import { loadConfig } from '../../src/config.js';
 import { Policies } from '../../src/policies.js';
 import { Connection } from '@temporalio/client';
 import { Harness } from '../helpers/harness.js';
+import { waitForStatus } from '../helpers/tasks.js';
 import { waitFor } from '../helpers/wait.js';
 
 let h: Harness;
@@ -40,7 +41,7 @@ describe('worker restarts', () => {
     await h.startWorkers();
     for (const id of ids) await h.receiver.waitForCalls(id, 1);
     for (const id of ids) {
-      await waitFor(async () => (await h.get(id)).body.status === 'SUCCEEDED');
+      await waitForStatus(h, id, 'SUCCEEDED');
     }
     // Once each, even after the new worker replayed their histories.
     expect(ids.map((id) => h.receiver.callsFor(id).length)).toEqual([1, 1, 1, 1, 1]);

@@ -4,6 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Harness } from '../helpers/harness.js';
+import { waitForStatus } from '../helpers/tasks.js';
 import { waitFor } from '../helpers/wait.js';
 
 let h: Harness;
@@ -63,10 +64,7 @@ describe('a task fires on time', () => {
     });
     expect(call!.headers.traceparent).toMatch(/^00-4bf92f3577b34da6a3ce929d0e0e4736-[0-9a-f]{16}-01$/);
 
-    const done = await waitFor(async () => {
-      const { body } = await h.get(taskId);
-      return body.status === 'SUCCEEDED' && body;
-    });
+    const done = await waitForStatus(h, taskId, 'SUCCEEDED');
     expect(done).toMatchObject({ attempts: 1, lastError: null, nextAttemptAt: null });
     expect(Date.parse(done.firedAt!)).toBeGreaterThanOrEqual(Date.parse(done.executeAt));
     expect(Date.parse(done.completedAt!)).toBeGreaterThanOrEqual(Date.parse(done.firedAt!));
@@ -114,10 +112,7 @@ describe('retries and outcomes', () => {
     expect(calls[1]!.at - calls[0]!.at).toBeGreaterThanOrEqual(950);
     expect(calls[2]!.at - calls[1]!.at).toBeGreaterThanOrEqual(1950);
 
-    const done = await waitFor(async () => {
-      const { body } = await h.get(taskId);
-      return body.status === 'SUCCEEDED' && body;
-    });
+    const done = await waitForStatus(h, taskId, 'SUCCEEDED');
     expect(done).toMatchObject({ attempts: 3, nextAttemptAt: null });
   });
 
@@ -132,10 +127,7 @@ describe('retries and outcomes', () => {
       callbackUrl: h.receiver.url,
       maxRetries: 5,
     });
-    const failed = await waitFor(async () => {
-      const { body } = await h.get(taskId);
-      return body.status === 'FAILED' && body;
-    });
+    const failed = await waitForStatus(h, taskId, 'FAILED');
     expect(failed).toMatchObject({ attempts: 1, lastError: { statusCode: 422 } });
     expect(h.receiver.callsFor(taskId)).toHaveLength(1);
   });
@@ -151,10 +143,7 @@ describe('retries and outcomes', () => {
       callbackUrl: h.receiver.url,
       maxRetries: 1,
     });
-    const failed = await waitFor(async () => {
-      const { body } = await h.get(taskId);
-      return body.status === 'FAILED' && body;
-    });
+    const failed = await waitForStatus(h, taskId, 'FAILED');
     expect(failed).toMatchObject({ attempts: 2, lastError: { statusCode: 500 } });
     expect(h.receiver.callsFor(taskId)).toHaveLength(2);
   });
