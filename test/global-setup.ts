@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { TestProject } from 'vitest/node';
 import { ALL_SEARCH_ATTRIBUTES } from '../src/shared/constants.js';
-import { dynamicConfigArgs } from '../src/temporal/dev-server.js';
+import { dynamicConfigArgs, sqlitePragmaArgs } from '../src/temporal/dev-server.js';
 import { bundleTaskWorkflows } from '../src/worker/workers.js';
 
 declare module 'vitest' {
@@ -44,7 +44,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
         executable: cli ? { type: 'existing-path', path: cli } : { type: 'cached-download' },
         ip: '127.0.0.1',
         searchAttributes: ALL_SEARCH_ATTRIBUTES,
-        extraArgs: [...dynamicConfigArgs(), '--log-level', 'error'],
+        extraArgs: [...dynamicConfigArgs(), ...sqlitePragmaArgs(), '--log-level', 'error'],
       },
     });
     address = env.address;

@@ -6,7 +6,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Connection } from '@temporalio/client';
-import { dynamicConfigArgs, searchAttributeArgs } from '../temporal/dev-server.js';
+import { dynamicConfigArgs, searchAttributeArgs, sqlitePragmaArgs } from '../temporal/dev-server.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const children: ChildProcess[] = [];
@@ -93,6 +93,7 @@ if (!address) {
     'error',
     ...searchAttributeArgs(),
     ...dynamicConfigArgs(),
+    ...sqlitePragmaArgs(),
   ]);
 }
 await waitForTemporal(address, 60_000);

@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
 import { ALL_SEARCH_ATTRIBUTES } from '../../src/shared/constants.js';
-import { dynamicConfigArgs } from '../../src/temporal/dev-server.js';
+import { dynamicConfigArgs, sqlitePragmaArgs } from '../../src/temporal/dev-server.js';
 import { SDK_METRIC_NAMES } from '../../src/worker/metrics.js';
 import { freePort, ServiceProcess } from '../helpers/processes.js';
 import { CallbackReceiver } from '../helpers/receiver.js';
@@ -28,7 +28,7 @@ beforeAll(async () => {
       executable: { type: 'existing-path', path: inject('temporalCliPath') },
       ip: '127.0.0.1',
       searchAttributes: ALL_SEARCH_ATTRIBUTES,
-      extraArgs: [...dynamicConfigArgs(), '--log-level', 'error'],
+      extraArgs: [...dynamicConfigArgs(), ...sqlitePragmaArgs(), '--log-level', 'error'],
     },
   });
   receiver = await CallbackReceiver.start();
