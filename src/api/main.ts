@@ -17,13 +17,18 @@ const policies = loadPolicies(config.policiesFile);
 const connection = Connection.lazy(connectionOptions(config.temporal));
 const tasks = new TaskService({ connection, config, policies });
 const metrics = new ApiMetrics({
-  readCounts: async () => ({
-    byStatus: await tasks.countByStatus(GAUGED_STATUSES),
-    oldestOverdueSeconds: await oldestAgeSeconds(
-      (ageMs) => tasks.countOverdue(Date.now() - ageMs),
-      config.limits.maxScheduleAheadSeconds * 1000,
-    ),
-  }),
+  readCounts: async () => {
+    const now = Date.now();
+    const overdue = await tasks.countOverdue(now);
+    const oldestOverdueSeconds =
+      overdue === 0
+        ? 0
+        : await oldestAgeSeconds(
+            (ageMs) => tasks.countOverdue(now - ageMs),
+            config.limits.maxScheduleAheadSeconds * 1000,
+          );
+    return { byStatus: await tasks.countByStatus(GAUGED_STATUSES), overdue, oldestOverdueSeconds };
+  },
 });
 const app = await buildApp({ config, tasks, metrics, logger });
 

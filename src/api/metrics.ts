@@ -8,6 +8,8 @@ import type { TaskStatus } from '../shared/task.js';
 
 export interface TaskCounts {
   byStatus: Partial<Record<TaskStatus, number>>;
+  /** SCHEDULED tasks whose due time has passed: due, not yet fired. */
+  overdue?: number;
   /** Seconds since the due time of the oldest SCHEDULED task that is past due; 0 when none. */
   oldestOverdueSeconds: number;
 }
@@ -50,6 +52,14 @@ export class ApiMetrics {
       async collect() {
         const { byStatus } = await counts();
         for (const status of GAUGED_STATUSES) this.set({ status }, byStatus[status] ?? 0);
+      },
+    });
+    new Gauge({
+      name: 'delayed_tasks_overdue',
+      help: 'Tasks past their due time that have not fired yet (cached): the delivery backlog with RUNNING',
+      registers: [this.registry],
+      async collect() {
+        this.set((await counts()).overdue ?? 0);
       },
     });
     new Gauge({

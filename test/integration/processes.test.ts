@@ -175,6 +175,7 @@ describe('API and worker processes', () => {
     expect(sample(apiMetrics, 'delayed_tasks_current', { status: 'SCHEDULED' })).toBe(1);
     expect(sample(apiMetrics, 'delayed_tasks_current', { status: 'RUNNING' })).toBe(0);
     expect(sample(apiMetrics, 'delayed_tasks_oldest_overdue_seconds')).toBe(0);
+    expect(sample(apiMetrics, 'delayed_tasks_overdue')).toBe(0);
     expect(
       sample(apiMetrics, 'http_request_duration_seconds_count', {
         method: 'POST',
