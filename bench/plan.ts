@@ -1,0 +1,67 @@
+/** Parameters of each scenario in full and quick mode; every scenario prints the ones it used. */
+
+export interface Plan {
+  mode: 'full' | 'quick';
+  failing: { tasksPerSystem: number; leadS: number; spreadS: number; failFirst: number; waitS: number };
+  steady: {
+    headlineRate: number;
+    headlineWindowS: number;
+    searchWindowS: number;
+    /** Doublings above the headline rate tried by systems that pass it. */
+    stepsUp: number;
+    /** Halvings below it tried by systems that fail it. */
+    stepsDown: number;
+    delayMinS: number;
+    delayMaxS: number;
+    /** A rate passes when the p99 lag is under this. */
+    lagLimitMs: number;
+    /** Wait for late callbacks this long after the last due time. */
+    graceS: number;
+    /** Let a system work off what a trial left this long; restart it if it is still busy. */
+    settleS: number;
+  };
+  herd: { tasks: number; maxLeadS: number; waitS: number };
+  create: { concurrency: number; rounds: number; tasksPerRound: number; roundS: number; settleS: number };
+  pending: { tasks: number; concurrency: number; timeLimitS: number; checkpoints: number; settleS: number };
+}
+
+export const PLANS: Record<Plan['mode'], Plan> = {
+  full: {
+    mode: 'full',
+    failing: { tasksPerSystem: 50, leadS: 8, spreadS: 5, failFirst: 2, waitS: 40 },
+    steady: {
+      headlineRate: 100,
+      headlineWindowS: 12,
+      searchWindowS: 8,
+      stepsUp: 1,
+      stepsDown: 2,
+      delayMinS: 5,
+      delayMaxS: 15,
+      lagLimitMs: 1000,
+      graceS: 12,
+      settleS: 20,
+    },
+    herd: { tasks: 5000, maxLeadS: 40, waitS: 150 },
+    create: { concurrency: 64, rounds: 3, tasksPerRound: 2000, roundS: 5, settleS: 20 },
+    pending: { tasks: 50_000, concurrency: 64, timeLimitS: 75, checkpoints: 10, settleS: 45 },
+  },
+  quick: {
+    mode: 'quick',
+    failing: { tasksPerSystem: 5, leadS: 2, spreadS: 1, failFirst: 2, waitS: 15 },
+    steady: {
+      headlineRate: 100,
+      headlineWindowS: 0.5,
+      searchWindowS: 0.5,
+      stepsUp: 0,
+      stepsDown: 0,
+      delayMinS: 2,
+      delayMaxS: 4,
+      lagLimitMs: 1000,
+      graceS: 4,
+      settleS: 15,
+    },
+    herd: { tasks: 50, maxLeadS: 4, waitS: 8 },
+    create: { concurrency: 64, rounds: 1, tasksPerRound: 100, roundS: 2, settleS: 4 },
+    pending: { tasks: 500, concurrency: 64, timeLimitS: 3, checkpoints: 3, settleS: 4 },
+  },
+};

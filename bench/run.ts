@@ -1,0 +1,220 @@
+/**
+ * Benchmark entry point: `npm run bench [-- --quick] [-- --scenario steady]`. Starts its own Temporal
+ * dev servers, Redis, callback receiver and systems on loopback ports, runs the scenarios, stops
+ * everything and writes bench/results/<name>.md and .json.
+ *
+ * Flags (repeatable ones may be given several times):
+ *   --quick                   smaller counts and shorter windows (under 2 minutes)
+ *   --scenario <name>         only these scenarios: failing, steady, herd, create, pending
+ *   --system <name>           only these systems: ours-api, ours-direct, bullmq, settimeout
+ *   --sqlite-pragma <P=V>     replaces the project's dev-server pragmas (src/temporal/dev-server.ts);
+ *                             `none` runs SQLite's defaults (rollback journal, synchronous=FULL)
+ *   --dynamic-config <K=V>    extra dev-server dynamic config (JSON value)
+ *   --worker-env <K=V>        extra environment of our worker processes (e.g. WORKER_MAX_CACHED_WORKFLOWS=200)
+ *   --api-env <K=V>           extra environment of our API processes
+ *   --api-processes <n>       API processes behind ours-api (requests spread over them); default 1
+ *   --dist <dir>              compiled service to run (default dist/, rebuilt first when src/ is newer)
+ *   --out <name|path>         results file name in bench/results/ (default latest for a full run, quick
+ *                             for a quick one, else the scenarios' names), or a path of your choosing
+ *   --keep                    keep the scratch directory (databases, logs)
+ */
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { cpus, hostname, loadavg, tmpdir, totalmem } from 'node:os';
+import { dirname, join, relative, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { execFileSync } from 'node:child_process';
+import { Child } from './infra/child.js';
+import { compileEntries } from './infra/compile.js';
+import { redisVersion } from './infra/redis-server.js';
+import { temporalCli } from './infra/temporal-server.js';
+import { PLANS } from './plan.js';
+import { Receiver } from './receiver-client.js';
+import { renderMarkdown, summarize, targets, type RunReport } from './report.js';
+import { create } from './scenarios/create.js';
+import { failing } from './scenarios/failing.js';
+import { herd } from './scenarios/herd.js';
+import { pending } from './scenarios/pending.js';
+import {
+  SCENARIO_NAMES,
+  type Scenario,
+  type ScenarioName,
+  type ScenarioResult,
+} from './scenarios/scenario.js';
+import { steady } from './scenarios/steady.js';
+import { SystemPool } from './system-pool.js';
+import { SYSTEM_NAMES, type SystemEnv, type SystemName } from './systems/system.js';
+import { DEV_SERVER_SQLITE_PRAGMAS } from '../src/temporal/dev-server.js';
+
+const SCENARIOS: Record<ScenarioName, Scenario> = { failing, steady, herd, create, pending };
+const root = resolve(import.meta.dirname, '..');
+
+const { values: flags } = parseArgs({
+  options: {
+    quick: { type: 'boolean', default: false },
+    scenario: { type: 'string', multiple: true },
+    system: { type: 'string', multiple: true },
+    'sqlite-pragma': { type: 'string', multiple: true },
+    'dynamic-config': { type: 'string', multiple: true },
+    'worker-env': { type: 'string', multiple: true },
+    'api-env': { type: 'string', multiple: true },
+    'api-processes': { type: 'string', default: '1' },
+    dist: { type: 'string' },
+    out: { type: 'string' },
+    keep: { type: 'boolean', default: false },
+  },
+});
+
+function pick<T extends string>(given: string[] | undefined, all: readonly T[], what: string): T[] {
+  const names = (given ?? []).flatMap((value) => value.split(','));
+  for (const name of names)
+    if (!all.includes(name as T)) throw new Error(`unknown ${what} ${name}; one of ${all.join(', ')}`);
+  return names.length === 0 ? [...all] : all.filter((name) => names.includes(name));
+}
+
+function keyValues(given: string[] | undefined): Record<string, string> {
+  return Object.fromEntries(
+    (given ?? []).map((pair) => {
+      const at = pair.indexOf('=');
+      if (at < 1) throw new Error(`expected KEY=VALUE, got ${pair}`);
+      return [pair.slice(0, at), pair.slice(at + 1)];
+    }),
+  );
+}
+
+function version(pkg: string): string {
+  return (
+    JSON.parse(readFileSync(join(root, 'node_modules', pkg, 'package.json'), 'utf8')) as { version: string }
+  ).version;
+}
+
+/** Newest modification time of the files under `dir`, ms; 0 when it does not exist. */
+function newest(dir: string): number {
+  let latest = 0;
+  try {
+    for (const entry of readdirSync(dir, { recursive: true, withFileTypes: true })) {
+      if (entry.isFile()) latest = Math.max(latest, statSync(join(entry.parentPath, entry.name)).mtimeMs);
+    }
+  } catch {
+    return 0;
+  }
+  return latest;
+}
+
+/** Runs `npm run build` when src/ changed after dist/ was last built. */
+function buildIfStale(): void {
+  if (newest(join(root, 'dist')) >= newest(join(root, 'src'))) return;
+  log('src/ is newer than dist/: npm run build');
+  execFileSync('npm', ['run', '--silent', 'build'], { cwd: root, stdio: 'inherit' });
+}
+
+const log = (message: string) => console.log(`[bench ${new Date().toISOString().slice(11, 19)}] ${message}`);
+
+async function main(): Promise<void> {
+  const started = Date.now();
+  const plan = PLANS[flags.quick ? 'quick' : 'full'];
+  const scenarioNames = pick(flags.scenario, SCENARIO_NAMES, 'scenario');
+  const systemNames = pick<SystemName>(flags.system, SYSTEM_NAMES, 'system');
+  if (!flags.dist) buildIfStale();
+  const runDir = mkdtempSync(join(tmpdir(), 'delayed-task-bench-'));
+  const cli = temporalCli(root);
+  const [receiverEntry, bullmqWorker, settimeoutServer] = compileEntries(
+    root,
+    ['bench/receiver.ts', 'bench/systems/bullmq-worker.ts', 'bench/systems/settimeout-server.ts'],
+    join(root, '.data/bench/build'),
+  );
+  const env: SystemEnv = {
+    root,
+    distDir: resolve(flags.dist ?? join(root, 'dist')),
+    runDir,
+    entries: { bullmqWorker: bullmqWorker!, settimeoutServer: settimeoutServer! },
+    temporalCli: cli,
+    pragmas: (flags['sqlite-pragma'] ?? [...DEV_SERVER_SQLITE_PRAGMAS]).filter((pragma) => pragma !== 'none'),
+    dynamicConfig: flags['dynamic-config'] ?? [],
+    workerEnv: keyValues(flags['worker-env']),
+    apiEnv: keyValues(flags['api-env']),
+    apiProcesses: Number(flags['api-processes']),
+  };
+  const load = () =>
+    loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' ');
+  const loadAtStart = load();
+  log(
+    `${plan.mode} run: scenarios ${scenarioNames.join(', ')}; systems ${systemNames.join(', ')}; scratch ${runDir}`,
+  );
+
+  const receiver = await Receiver.start(receiverEntry!, runDir);
+  const systems = new SystemPool(env, systemNames);
+  const results: ScenarioResult[] = [];
+  const errors: string[] = [];
+  try {
+    await systems.startAll(log);
+    for (const name of scenarioNames) {
+      log(`scenario ${name}`);
+      try {
+        results.push(await SCENARIOS[name].run({ plan, receiver, systems, log }));
+      } catch (err) {
+        errors.push(`${name}: ${err instanceof Error ? err.message : String(err)}`);
+        log(`scenario ${name} failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+      }
+    }
+  } finally {
+    await systems.stopAll().catch((err: unknown) => errors.push(`stopping systems: ${String(err)}`));
+    await receiver.stop();
+  }
+
+  const report: RunReport = {
+    startedAt: new Date(started).toISOString(),
+    mode: plan.mode,
+    command: `npm run bench${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(' ')}` : ''}`,
+    totalSeconds: (Date.now() - started) / 1000,
+    environment: {
+      host: `${cpus().length} × ${cpus()[0]?.model ?? 'CPU'}, ${Math.round(totalmem() / 2 ** 30)} GiB (${hostname()})`,
+      load: `${loadAtStart} at start, ${load()} at end`,
+      node: process.version,
+      temporal: execFileSync(cli, ['--version'], { encoding: 'utf8' }).trim(),
+      redis: redisVersion(),
+      packages: Object.fromEntries(
+        ['@temporalio/worker', 'bullmq', 'undici', 'fastify'].map((pkg) => [pkg, version(pkg)]),
+      ),
+      settings: {
+        'Temporal dev server': `one, shared by ours-api and ours-direct (with one worker), SQLite file; pragmas: ${env.pragmas.join(', ') || 'none (SQLite defaults)'}${flags['sqlite-pragma'] ? ' (given on the command line)' : ' (src/temporal/dev-server.ts)'}; extra dynamic config: ${env.dynamicConfig.join(', ') || 'none'} (plus src/temporal/dev-server.ts)`,
+        'Our processes': `dist ${env.distDir === join(root, 'dist') ? 'dist/' : env.distDir}; API processes ${env.apiProcesses}; worker env ${JSON.stringify(env.workerEnv)}; API env ${JSON.stringify(env.apiEnv)}`,
+      },
+    },
+    targets: targets(results),
+    summary: summarize(results, systemNames),
+    scenarios: results,
+    errors,
+  };
+  const defaultOut =
+    scenarioNames.length === SCENARIO_NAMES.length
+      ? flags.quick
+        ? 'quick'
+        : 'latest'
+      : scenarioNames.join('-');
+  // A bare name goes to bench/results/; a path (with a slash) is used as given.
+  const out = resolve(join(root, 'bench/results'), flags.out ?? defaultOut);
+  mkdirSync(dirname(out), { recursive: true });
+  writeFileSync(`${out}.json`, `${JSON.stringify(report, null, 2)}\n`);
+  writeFileSync(`${out}.md`, renderMarkdown(report));
+  if (!flags.keep && errors.length === 0) rmSync(runDir, { recursive: true, force: true });
+  log(
+    `done in ${report.totalSeconds.toFixed(0)} s: ${relative(root, out)}.md${errors.length > 0 ? ` (${errors.length} error(s); logs in ${runDir})` : ''}`,
+  );
+  if (errors.length > 0) process.exitCode = 1;
+}
+
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.on(signal, () => {
+    log(`${signal}: stopping every process the benchmark started`);
+    void Child.stopAll().finally(() => process.exit(130));
+  });
+}
+process.on('exit', () => Child.killAll());
+
+main().catch(async (err: unknown) => {
+  console.error(err);
+  await Child.stopAll();
+  process.exit(1);
+});

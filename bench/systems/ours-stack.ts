@@ -1,0 +1,95 @@
+/**
+ * Our service as users deploy it: a Temporal dev server, the worker process and optionally API
+ * processes, all from the compiled dist/, each on its own loopback ports.
+ */
+import { join } from 'node:path';
+import { Child } from '../infra/child.js';
+import type { ProcessRef } from '../infra/memory.js';
+import { freePort } from '../infra/ports.js';
+import { TemporalServer } from '../infra/temporal-server.js';
+import { waitUntil } from '../infra/wait.js';
+import type { SystemEnv } from './system.js';
+
+export class OursStack {
+  private constructor(
+    readonly server: TemporalServer,
+    readonly taskQueue: string,
+    readonly worker: Child,
+    readonly apis: readonly Child[],
+    readonly apiUrls: readonly string[],
+  ) {}
+
+  static async start(env: SystemEnv, name: string, apiProcesses: number): Promise<OursStack> {
+    const server = await TemporalServer.start(env.temporalCli, {
+      name: `${name}-temporal`,
+      dir: env.runDir,
+      pragmas: env.pragmas,
+      dynamicConfig: env.dynamicConfig,
+    });
+    const taskQueue = `bench-${name}`;
+    const common = {
+      ...process.env,
+      TEMPORAL_ADDRESS: server.address,
+      TASK_QUEUE: taskQueue,
+      LOG_LEVEL: 'warn',
+    };
+    const workerPort = await freePort();
+    const worker = Child.start({
+      name: `${name}-worker`,
+      command: process.execPath,
+      args: [join(env.distDir, 'worker/main.js')],
+      env: {
+        ...common,
+        WORKER_PORT: String(workerPort),
+        WORKER_SDK_METRICS_PORT: String(await freePort()),
+        ...env.workerEnv,
+      },
+      logPath: join(env.runDir, `${name}-worker.log`),
+    });
+    const apis: Child[] = [];
+    const apiUrls: string[] = [];
+    for (let i = 0; i < apiProcesses; i++) {
+      const port = await freePort();
+      apis.push(
+        Child.start({
+          name: `${name}-api-${i}`,
+          command: process.execPath,
+          args: [join(env.distDir, 'api/main.js')],
+          env: { ...common, HOST: '127.0.0.1', PORT: String(port), ...env.apiEnv },
+          logPath: join(env.runDir, `${name}-api-${i}.log`),
+        }),
+      );
+      apiUrls.push(`http://127.0.0.1:${port}`);
+    }
+    const ready = async (child: Child, url: string) =>
+      waitUntil(async () => (await fetch(`${url}/readyz`, { signal: AbortSignal.timeout(2000) })).ok, {
+        timeoutMs: 90_000,
+        intervalMs: 250,
+        what: `${child.name} /readyz`,
+        giveUp: () => (child.isRunning ? undefined : `${child.name} exited: ${child.tail()}`),
+      });
+    await Promise.all([
+      ready(worker, `http://127.0.0.1:${workerPort}`),
+      ...apis.map((api, i) => ready(api, apiUrls[i]!)),
+    ]);
+    return new OursStack(server, taskQueue, worker, apis, apiUrls);
+  }
+
+  processes(): ProcessRef[] {
+    return [
+      ...this.apis.map((api, i): ProcessRef => ({
+        role: this.apis.length > 1 ? `api${i}` : 'api',
+        pid: api.pid,
+        kind: 'service',
+      })),
+      { role: 'worker', pid: this.worker.pid, kind: 'service' },
+      { role: 'temporal', pid: this.server.child.pid, kind: 'store' },
+    ];
+  }
+
+  async stop(): Promise<void> {
+    await Promise.all(this.apis.map((api) => api.stop()));
+    await this.worker.stop(30_000);
+    await this.server.stop();
+  }
+}

@@ -1,0 +1,55 @@
+/** What every system under test offers the scenarios: create a task, name its processes, size its store. */
+import type { ProcessRef } from '../infra/memory.js';
+import type { PersistenceTotals } from '../infra/temporal-server.js';
+
+export const SYSTEM_NAMES = ['ours-api', 'ours-direct', 'bullmq', 'settimeout'] as const;
+export type SystemName = (typeof SYSTEM_NAMES)[number];
+
+/** One task as the benchmark asks for it; each system maps it onto its own API. */
+export interface BenchTask {
+  taskId: string;
+  taskType: string;
+  /** Due time, epoch ms. */
+  executeAtMs: number;
+  callbackUrl: string;
+  /** Retries after the first attempt. */
+  maxRetries: number;
+  payload: Record<string, unknown>;
+}
+
+export interface System {
+  readonly name: SystemName;
+  /** Creates one task; resolves once the system has acknowledged it (durably, where it is durable). */
+  create(task: BenchTask): Promise<void>;
+  /** The processes whose memory counts for this system. */
+  processes(): ProcessRef[];
+  /** Bytes its store holds now (SQLite files, Redis used_memory); undefined when it has no store. */
+  storeBytes(): Promise<number | undefined>;
+  /** What the store bytes are, for the report. */
+  readonly storeKind: string | undefined;
+  /** Temporal only: the dev server's persistence calls so far (evidence of where its time goes). */
+  persistence?(): Promise<PersistenceTotals>;
+  stop(): Promise<void>;
+}
+
+/** Where and how the systems run; built once by run.ts from its flags. */
+export interface SystemEnv {
+  /** Repository root. */
+  root: string;
+  /** Compiled service (API and worker entry points under api/ and worker/). */
+  distDir: string;
+  /** This run's scratch directory: databases and logs. */
+  runDir: string;
+  /** Compiled child entry points of the peer and the floor. */
+  entries: { bullmqWorker: string; settimeoutServer: string };
+  temporalCli: string;
+  /** `--sqlite-pragma` values of the dev servers. */
+  pragmas: readonly string[];
+  /** Extra `--dynamic-config-value` values of the dev servers. */
+  dynamicConfig: readonly string[];
+  /** Extra environment of our worker and API processes (WORKER_*, ...). */
+  workerEnv: Readonly<Record<string, string>>;
+  apiEnv: Readonly<Record<string, string>>;
+  /** API processes behind ours-api (the load generator spreads requests over them). */
+  apiProcesses: number;
+}
