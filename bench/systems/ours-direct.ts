@@ -8,7 +8,8 @@ import { Client, Connection } from '@temporalio/client';
 import { buildTaskSpec } from '../../src/api/task-input.js';
 import { loadConfig } from '../../src/config.js';
 import { Policies } from '../../src/policies.js';
-import { SEARCH_ATTRIBUTES, TASK_WORKFLOW_TYPE } from '../../src/shared/constants.js';
+import { taskStartOptions } from '../../src/api/task-service.js';
+import { TASK_WORKFLOW_TYPE } from '../../src/shared/constants.js';
 import type { delayedTask } from '../../src/workflows/delayed-task.js';
 import type { ProcessRef } from '../infra/memory.js';
 import type { PersistenceTotals } from '../infra/temporal-server.js';
@@ -51,32 +52,11 @@ export class OursDirect implements System {
         newTaskId: randomUUID,
       },
     );
-    // The options of TaskService.start (src/api/task-service.ts), verbatim.
-    await this.client.workflow.start<typeof delayedTask>(TASK_WORKFLOW_TYPE, {
-      workflowId: spec.taskId,
-      taskQueue: this.stack.taskQueue,
-      args: [spec],
-      workflowIdReusePolicy: 'REJECT_DUPLICATE',
-      typedSearchAttributes: [
-        { key: SEARCH_ATTRIBUTES.taskType, value: spec.taskType },
-        { key: SEARCH_ATTRIBUTES.taskStatus, value: 'SCHEDULED' },
-        { key: SEARCH_ATTRIBUTES.executeAt, value: new Date(spec.executeAt) },
-      ],
-      memo: {
-        specHash: fingerprint,
-        createdAt: spec.createdAt,
-        callbackUrl: spec.callbackUrl,
-        priority: spec.priority,
-        executeAt: spec.executeAt,
-      },
-      staticSummary: `${spec.taskType} → POST ${spec.callbackUrl}, due ${spec.executeAt}`,
-      staticDetails: [
-        `**Task type:** ${spec.taskType}`,
-        `**Callback:** POST ${spec.callbackUrl}`,
-        `**Due:** ${spec.executeAt}`,
-        `**Retries:** ${spec.maxRetries}, **timeout:** ${spec.timeoutMs} ms, **priority:** ${spec.priority}`,
-      ].join('\n'),
-    });
+    // Exactly how the API starts a task (src/api/task-service.ts).
+    await this.client.workflow.start<typeof delayedTask>(
+      TASK_WORKFLOW_TYPE,
+      taskStartOptions(spec, fingerprint, this.stack.taskQueue, 'REJECT_DUPLICATE'),
+    );
   }
 
   /** The worker and the server; the API processes idle while this system runs. */

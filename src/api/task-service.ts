@@ -8,6 +8,7 @@ import {
   WorkflowExecutionAlreadyStartedError,
   defaultPayloadConverter,
   type Connection,
+  type WorkflowStartOptions,
 } from '@temporalio/client';
 import proto, { type temporal } from '@temporalio/proto';
 import type { Config } from '../config.js';
@@ -340,31 +341,10 @@ export class TaskService {
     reuse: 'REJECT_DUPLICATE' | 'ALLOW_DUPLICATE',
   ): Promise<void> {
     await this.options.connection.withDeadline(this.deadline(), () =>
-      this.client.workflow.start<typeof delayedTask>(TASK_WORKFLOW_TYPE, {
-        workflowId: spec.taskId,
-        taskQueue: this.taskQueue,
-        args: [spec],
-        workflowIdReusePolicy: reuse,
-        typedSearchAttributes: [
-          { key: SEARCH_ATTRIBUTES.taskType, value: spec.taskType },
-          { key: SEARCH_ATTRIBUTES.taskStatus, value: 'SCHEDULED' },
-          { key: SEARCH_ATTRIBUTES.executeAt, value: new Date(spec.executeAt) },
-        ],
-        memo: {
-          specHash: fingerprint,
-          createdAt: spec.createdAt,
-          callbackUrl: spec.callbackUrl,
-          priority: spec.priority,
-          executeAt: spec.executeAt,
-        },
-        staticSummary: `${spec.taskType} → POST ${spec.callbackUrl}, due ${spec.executeAt}`,
-        staticDetails: [
-          `**Task type:** ${spec.taskType}`,
-          `**Callback:** POST ${spec.callbackUrl}`,
-          `**Due:** ${spec.executeAt}`,
-          `**Retries:** ${spec.maxRetries}, **timeout:** ${spec.timeoutMs} ms, **priority:** ${spec.priority}`,
-        ].join('\n'),
-      }),
+      this.client.workflow.start<typeof delayedTask>(
+        TASK_WORKFLOW_TYPE,
+        taskStartOptions(spec, fingerprint, this.taskQueue, reuse),
+      ),
     );
   }
 
@@ -422,6 +402,43 @@ export class TaskService {
       throw toApiError(err, taskId);
     }
   }
+}
+
+/**
+ * How a task's workflow is started: workflow id = task id, search attributes and memo for listing,
+ * and the summary the Web UI shows. Shared with the benchmark's direct-client system.
+ */
+export function taskStartOptions(
+  spec: TaskSpec,
+  fingerprint: string,
+  taskQueue: string,
+  reuse: 'REJECT_DUPLICATE' | 'ALLOW_DUPLICATE',
+): WorkflowStartOptions<typeof delayedTask> {
+  return {
+    workflowId: spec.taskId,
+    taskQueue,
+    args: [spec],
+    workflowIdReusePolicy: reuse,
+    typedSearchAttributes: [
+      { key: SEARCH_ATTRIBUTES.taskType, value: spec.taskType },
+      { key: SEARCH_ATTRIBUTES.taskStatus, value: 'SCHEDULED' },
+      { key: SEARCH_ATTRIBUTES.executeAt, value: new Date(spec.executeAt) },
+    ],
+    memo: {
+      specHash: fingerprint,
+      createdAt: spec.createdAt,
+      callbackUrl: spec.callbackUrl,
+      priority: spec.priority,
+      executeAt: spec.executeAt,
+    },
+    staticSummary: `${spec.taskType} → POST ${spec.callbackUrl}, due ${spec.executeAt}`,
+    staticDetails: [
+      `**Task type:** ${spec.taskType}`,
+      `**Callback:** POST ${spec.callbackUrl}`,
+      `**Due:** ${spec.executeAt}`,
+      `**Retries:** ${spec.maxRetries}, **timeout:** ${spec.timeoutMs} ms, **priority:** ${spec.priority}`,
+    ].join('\n'),
+  };
 }
 
 function fingerprintOf(spec: TaskSpec): string {
