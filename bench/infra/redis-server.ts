@@ -6,14 +6,35 @@ import { Child } from './child.js';
 import { freePort } from './ports.js';
 import { waitUntil } from './wait.js';
 
-export function redisVersion(): string {
+function installedVersion(): string | undefined {
   try {
-    return (
-      /v=(\S+)/.exec(execFileSync('redis-server', ['--version'], { encoding: 'utf8' }))?.[1] ?? 'unknown'
-    );
+    const out = execFileSync('redis-server', ['--version'], { encoding: 'utf8' });
+    return /v=(\S+)/.exec(out)?.[1] ?? 'unknown';
   } catch {
-    throw new Error('redis-server not found: apt-get update && apt-get install -y redis-server');
+    return undefined;
   }
+}
+
+/** Version of Debian's redis-server, installing it first when missing and allowed (root with apt-get). */
+export function redisVersion(): string {
+  const found = installedVersion();
+  if (found) return found;
+  if (process.getuid?.() === 0) {
+    try {
+      execFileSync(
+        'sh',
+        ['-c', 'apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq redis-server'],
+        {
+          stdio: ['ignore', 'ignore', 'inherit'],
+        },
+      );
+    } catch {
+      // Reported below.
+    }
+  }
+  const installed = installedVersion();
+  if (installed) return installed;
+  throw new Error('redis-server not found: apt-get update && apt-get install -y redis-server');
 }
 
 export class RedisServer {
