@@ -97,8 +97,9 @@ describe('a slow type does not hold back a fast type', () => {
 
     // The slow type really was saturated: its last task waited for four timeouts.
     expect(slowLags.at(-1)!).toBeGreaterThanOrEqual(3.5 * SLOW_TIMEOUT_MS);
-    // A fast task due in the middle of that queue went out with normal lag, not behind it.
-    expect(Math.max(...fastLags)).toBeLessThan(1500);
+    // A fast task due in the middle of that queue went out with normal lag, not behind it: less than
+    // waiting behind three hanging callbacks would cost, even on a loaded 2-core machine.
+    expect(Math.max(...fastLags)).toBeLessThan(3 * SLOW_TIMEOUT_MS);
     expect(Math.max(...fastLags)).toBeLessThan(slowLags.at(-1)! / 2);
     for (const taskId of fastIds) await waitForStatus(h, taskId, 'SUCCEEDED');
     for (const taskId of slowIds) {
