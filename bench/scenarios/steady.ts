@@ -121,7 +121,7 @@ export const steady: Scenario = {
         const rate = up ? plan.headlineRate * 2 ** k : plan.headlineRate / 2 ** k;
         const next = await trial(ctx, name, rate, plan.searchWindowS, true);
         trials.push(next);
-        await recover(ctx, name, settleFor(trials[0]!, plan.settleS));
+        await recover(ctx, name, settleFor(next, plan.settleS));
         if (next.passed !== up) break;
       }
       const sustained = trials.filter((t) => t.passed).map((t) => t.rate);
