@@ -28,7 +28,7 @@ export interface Plan {
 export const PLANS: Record<Plan['mode'], Plan> = {
   full: {
     mode: 'full',
-    failing: { tasksPerSystem: 50, leadS: 8, spreadS: 5, failFirst: 2, waitS: 40 },
+    failing: { tasksPerSystem: 20, leadS: 5, spreadS: 10, failFirst: 2, waitS: 30 },
     steady: {
       headlineRate: 100,
       headlineWindowS: 12,
