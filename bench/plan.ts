@@ -22,6 +22,7 @@ export interface Plan {
   };
   herd: { tasks: number; maxLeadS: number; waitS: number };
   create: { concurrency: number; rounds: number; tasksPerRound: number; roundS: number; settleS: number };
+  /** `settleS`: the longest wait for the system to go idle before each checkpoint is read. */
   pending: { tasks: number; concurrency: number; timeLimitS: number; checkpoints: number; settleS: number };
 }
 
@@ -43,7 +44,7 @@ export const PLANS: Record<Plan['mode'], Plan> = {
     },
     herd: { tasks: 5000, maxLeadS: 40, waitS: 150 },
     create: { concurrency: 64, rounds: 3, tasksPerRound: 2000, roundS: 5, settleS: 20 },
-    pending: { tasks: 50_000, concurrency: 64, timeLimitS: 75, checkpoints: 10, settleS: 45 },
+    pending: { tasks: 50_000, concurrency: 64, timeLimitS: 75, checkpoints: 6, settleS: 25 },
   },
   quick: {
     mode: 'quick',
