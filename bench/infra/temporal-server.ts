@@ -1,25 +1,35 @@
 /**
- * A Temporal dev server of the benchmark's own: loopback only, SQLite file in the run's directory,
- * the project's search attributes and dynamic config, optional SQLite pragmas.
+ * The benchmark's Temporal servers, loopback only, with the project's search attributes and dynamic
+ * config, behind one interface: the dev server of the `temporal` CLI on a SQLite file.
  */
 import { execFileSync } from 'node:child_process';
 import { rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { Connection } from '@temporalio/client';
-import { SEARCH_ATTRIBUTES } from '../../src/shared/constants.js';
+import { ALL_SEARCH_ATTRIBUTES } from '../../src/shared/constants.js';
 import { dynamicConfigArgs, searchAttributeArgs, sqlitePragmaArgs } from '../../src/temporal/dev-server.js';
 import { Child } from './child.js';
 import { freePort } from './ports.js';
 import { waitUntil } from './wait.js';
 
-export interface TemporalServerOptions {
-  name: string;
-  /** Directory of the SQLite file and the log. */
-  dir: string;
-  /** `PRAGMA=VALUE` for `--sqlite-pragma`. */
-  pragmas: readonly string[];
-  /** Extra `KEY=JSON` for `--dynamic-config-value`, after the project's own. */
-  dynamicConfig: readonly string[];
+/** What the benchmark uses of a Temporal server, whichever store is behind it. */
+export interface TemporalServer {
+  /** Frontend gRPC, `127.0.0.1:port`. */
+  readonly address: string;
+  /** The server process: its CPU and memory are the `temporal` role. */
+  readonly child: Child;
+  /** Bytes the store holds now. */
+  dbBytes(): Promise<number>;
+  /** The server's persistence calls so far. */
+  persistence(): Promise<PersistenceTotals>;
+  /** Stops the server (and its store) and deletes its data. */
+  stop(): Promise<void>;
+}
+
+export interface PersistenceTotals {
+  requests: number;
+  seconds: number;
+  byOperation: Record<string, { requests: number; seconds: number }>;
 }
 
 /** Path of the `temporal` CLI, from the project's script (builds it once when missing). */
@@ -30,15 +40,68 @@ export function temporalCli(root: string): string {
   }).trim();
 }
 
-export interface PersistenceTotals {
-  requests: number;
-  seconds: number;
-  byOperation: Record<string, { requests: number; seconds: number }>;
+/**
+ * Persistence calls of a server so far, from its Prometheus endpoint: count and summed latency (s), over
+ * every operation. Seconds of persistence per second of wall time show how busy the store is; with the
+ * dev server's single SQLite connection, above 1 means calls queue for it.
+ */
+export async function readPersistence(metricsUrl: string): Promise<PersistenceTotals> {
+  const text = await (await fetch(metricsUrl, { signal: AbortSignal.timeout(5000) })).text();
+  const totals: PersistenceTotals = { requests: 0, seconds: 0, byOperation: {} };
+  for (const [, name, labels, value] of text.matchAll(
+    /^persistence_(requests|latency_sum)\{([^}]*)\} (\S+)$/gm,
+  )) {
+    const operation = /operation="([^"]+)"/.exec(labels!)?.[1] ?? '?';
+    const entry = (totals.byOperation[operation] ??= { requests: 0, seconds: 0 });
+    if (name === 'requests') {
+      totals.requests += Number(value);
+      entry.requests += Number(value);
+    } else {
+      totals.seconds += Number(value);
+      entry.seconds += Number(value);
+    }
+  }
+  return totals;
 }
 
-let serversStarted = 0;
+/** Waits until the `default` namespace answers and the project's search attributes are registered. */
+export async function waitForNamespace(address: string, child: Child, what: string): Promise<void> {
+  await waitUntil(
+    async () => {
+      const connection = await Connection.connect({ address, connectTimeout: 1000 });
+      try {
+        await connection.workflowService.describeNamespace({ namespace: 'default' });
+        const { customAttributes } = await connection.operatorService.listSearchAttributes({
+          namespace: 'default',
+        });
+        return ALL_SEARCH_ATTRIBUTES.every((key) => customAttributes?.[key.name] !== undefined);
+      } finally {
+        await connection.close();
+      }
+    },
+    {
+      timeoutMs: 60_000,
+      intervalMs: 300,
+      what: `${what} ${address}`,
+      giveUp: () => (child.isRunning ? undefined : `it exited: ${child.tail()}`),
+    },
+  );
+}
 
-export class TemporalServer {
+export interface DevServerOptions {
+  name: string;
+  /** Directory of the SQLite file and the log. */
+  dir: string;
+  /** `PRAGMA=VALUE` for `--sqlite-pragma`. */
+  pragmas: readonly string[];
+  /** Extra `KEY=JSON` for `--dynamic-config-value`, after the project's own. */
+  dynamicConfig: readonly string[];
+}
+
+let devServersStarted = 0;
+
+/** `temporal server start-dev`: every service in one process, a SQLite file with one connection. */
+export class TemporalDevServer implements TemporalServer {
   private constructor(
     readonly address: string,
     readonly dbPath: string,
@@ -46,11 +109,11 @@ export class TemporalServer {
     private readonly metricsUrl: string,
   ) {}
 
-  static async start(cli: string, options: TemporalServerOptions): Promise<TemporalServer> {
+  static async start(cli: string, options: DevServerOptions): Promise<TemporalDevServer> {
     const port = await freePort();
     const metricsPort = await freePort();
     // A new file each time: a restarted stack must not pick up the backlog of the one it replaces.
-    const dbPath = join(options.dir, `${options.name}-${++serversStarted}.db`);
+    const dbPath = join(options.dir, `${options.name}-${++devServersStarted}.db`);
     const args = [
       'server',
       'start-dev',
@@ -76,18 +139,18 @@ export class TemporalServer {
       args,
       logPath: join(options.dir, `${options.name}.log`),
     });
-    const server = new TemporalServer(
+    const server = new TemporalDevServer(
       `127.0.0.1:${port}`,
       dbPath,
       child,
       `http://127.0.0.1:${metricsPort}/metrics`,
     );
-    await server.waitReady();
+    await waitForNamespace(server.address, child, 'Temporal dev server');
     return server;
   }
 
   /** Size of the SQLite database with its journal or WAL files. */
-  dbBytes(): number {
+  async dbBytes(): Promise<number> {
     return ['', '-wal', '-shm', '-journal']
       .map((suffix) => {
         try {
@@ -99,57 +162,13 @@ export class TemporalServer {
       .reduce((a, b) => a + b, 0);
   }
 
-  /**
-   * The server's persistence calls so far: count and summed latency (s), over every operation. With the
-   * dev server's single SQLite connection, seconds of persistence per second of wall time show how
-   * busy that connection is.
-   */
-  async persistence(): Promise<PersistenceTotals> {
-    const text = await (await fetch(this.metricsUrl, { signal: AbortSignal.timeout(5000) })).text();
-    const totals: PersistenceTotals = { requests: 0, seconds: 0, byOperation: {} };
-    for (const [, name, labels, value] of text.matchAll(
-      /^persistence_(requests|latency_sum)\{([^}]*)\} (\S+)$/gm,
-    )) {
-      const operation = /operation="([^"]+)"/.exec(labels!)?.[1] ?? '?';
-      const entry = (totals.byOperation[operation] ??= { requests: 0, seconds: 0 });
-      if (name === 'requests') {
-        totals.requests += Number(value);
-        entry.requests += Number(value);
-      } else {
-        totals.seconds += Number(value);
-        entry.seconds += Number(value);
-      }
-    }
-    return totals;
+  persistence(): Promise<PersistenceTotals> {
+    return readPersistence(this.metricsUrl);
   }
 
   /** Stops the server and deletes its database. */
   async stop(): Promise<void> {
     await this.child.stop();
     for (const suffix of ['', '-wal', '-shm', '-journal']) rmSync(this.dbPath + suffix, { force: true });
-  }
-
-  /** The namespace answers and the project's search attributes are registered. */
-  private async waitReady(): Promise<void> {
-    await waitUntil(
-      async () => {
-        const connection = await Connection.connect({ address: this.address, connectTimeout: 1000 });
-        try {
-          await connection.workflowService.describeNamespace({ namespace: 'default' });
-          const { customAttributes } = await connection.operatorService.listSearchAttributes({
-            namespace: 'default',
-          });
-          return Object.values(SEARCH_ATTRIBUTES).every((key) => customAttributes?.[key.name] !== undefined);
-        } finally {
-          await connection.close();
-        }
-      },
-      {
-        timeoutMs: 60_000,
-        intervalMs: 300,
-        what: `Temporal dev server ${this.address}`,
-        giveUp: () => (this.child.isRunning ? undefined : `it exited: ${this.child.tail()}`),
-      },
-    );
   }
 }

@@ -6,13 +6,13 @@ import { join } from 'node:path';
 import { Child } from '../infra/child.js';
 import type { ProcessRef } from '../infra/memory.js';
 import { freePort } from '../infra/ports.js';
-import { TemporalServer } from '../infra/temporal-server.js';
+import { TemporalDevServer } from '../infra/temporal-server.js';
 import { waitUntil } from '../infra/wait.js';
 import type { SystemEnv } from './system.js';
 
 export class OursStack {
   private constructor(
-    readonly server: TemporalServer,
+    readonly server: TemporalDevServer,
     readonly taskQueue: string,
     readonly worker: Child,
     readonly apis: readonly Child[],
@@ -20,7 +20,7 @@ export class OursStack {
   ) {}
 
   static async start(env: SystemEnv, name: string, apiProcesses: number): Promise<OursStack> {
-    const server = await TemporalServer.start(env.temporalCli, {
+    const server = await TemporalDevServer.start(env.temporalCli, {
       name: `${name}-temporal`,
       dir: env.runDir,
       pragmas: env.pragmas,
