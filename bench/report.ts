@@ -7,6 +7,8 @@ export interface Environment {
   load: string;
   node: string;
   temporal: string;
+  /** Which Temporal server ran ours-api and ours-direct, on which store. */
+  server: string;
   redis: string;
   packages: Record<string, string>;
   settings: Record<string, string>;
@@ -120,8 +122,9 @@ export function renderMarkdown(report: RunReport): string {
     `- Node ${env.node}; ${env.temporal}; Redis ${env.redis}; ${Object.entries(env.packages)
       .map(([name, version]) => `${name} ${version}`)
       .join(', ')}`,
+    `- Temporal server of ours: ${env.server}`,
     ...Object.entries(env.settings).map(([key, value]) => `- ${key}: ${value}`),
-    '- Systems: **ours-api** (HTTP API + worker processes + Temporal dev server), **ours-direct** (same workflow started with ' +
+    '- Systems: **ours-api** (HTTP API + worker processes + the Temporal server above), **ours-direct** (same workflow started with ' +
       '@temporalio/client, same worker, no API), **bullmq** (delayed jobs on Redis, worker process POSTs the callback), ' +
       '**settimeout** (one process, a timer per task, no durability). One receiver process records every callback.',
     '',

@@ -1,15 +1,20 @@
 /**
  * Benchmark entry point: `npm run bench [-- --quick] [-- --scenario steady]`. Starts its own Temporal
- * dev servers, Redis, callback receiver and systems on loopback ports, runs the scenarios, stops
+ * server, Redis, callback receiver and systems on loopback ports, runs the scenarios, stops
  * everything and writes bench/results/<name>.md and .json.
  *
  * Flags (repeatable ones may be given several times):
  *   --quick                   smaller counts and shorter windows (under 2 minutes)
  *   --scenario <name>         only these scenarios: failing, steady, herd, create, pending
  *   --system <name>           only these systems: ours-api, ours-direct, bullmq, settimeout
+ *   --server <kind>           Temporal server of ours-api and ours-direct: `sqlite` (default), the CLI's
+ *                             dev server on a SQLite file (one connection); `postgres`, Temporal Server
+ *                             (same version, built once by scripts/temporal-server.sh) on a private
+ *                             PostgreSQL cluster (Debian's, installed when missing), 4 history shards
+ *   --postgres-setting <K=V>  with --server postgres: extra PostgreSQL setting (e.g. synchronous_commit=off)
  *   --sqlite-pragma <P=V>     replaces the project's dev-server pragmas (src/temporal/dev-server.ts);
  *                             `none` runs SQLite's defaults (rollback journal, synchronous=FULL)
- *   --dynamic-config <K=V>    extra dev-server dynamic config (JSON value)
+ *   --dynamic-config <K=V>    extra Temporal server dynamic config (JSON value)
  *   --worker-env <K=V>        extra environment of our worker processes (e.g. WORKER_MAX_CACHED_WORKFLOWS=200)
  *   --api-env <K=V>           extra environment of our API processes
  *   --api-processes <n>       API processes behind ours-api (requests spread over them); default 1
@@ -26,7 +31,13 @@ import { execFileSync } from 'node:child_process';
 import { Child } from './infra/child.js';
 import { compileEntries } from './infra/compile.js';
 import { redisVersion } from './infra/redis-server.js';
-import { temporalCli } from './infra/temporal-server.js';
+import {
+  HISTORY_SHARDS,
+  postgresVersion,
+  temporalServerTools,
+  temporalServerVersion,
+} from './infra/temporal-postgres.js';
+import { SERVER_KINDS, temporalCli, type ServerKind } from './infra/temporal-server.js';
 import { PLANS } from './plan.js';
 import { Receiver } from './receiver-client.js';
 import { renderMarkdown, summarize, targets, type RunReport } from './report.js';
@@ -53,6 +64,8 @@ const { values: flags } = parseArgs({
     quick: { type: 'boolean', default: false },
     scenario: { type: 'string', multiple: true },
     system: { type: 'string', multiple: true },
+    server: { type: 'string', default: 'sqlite' },
+    'postgres-setting': { type: 'string', multiple: true },
     'sqlite-pragma': { type: 'string', multiple: true },
     'dynamic-config': { type: 'string', multiple: true },
     'worker-env': { type: 'string', multiple: true },
@@ -114,9 +127,14 @@ async function main(): Promise<void> {
   const plan = PLANS[flags.quick ? 'quick' : 'full'];
   const scenarioNames = pick(flags.scenario, SCENARIO_NAMES, 'scenario');
   const systemNames = pick<SystemName>(flags.system, SYSTEM_NAMES, 'system');
+  const server = pick<ServerKind>([flags.server], SERVER_KINDS, 'server')[0]!;
+  if (server !== 'sqlite' && flags['sqlite-pragma']) throw new Error('--sqlite-pragma needs --server sqlite');
+  if (server !== 'postgres' && flags['postgres-setting'])
+    throw new Error('--postgres-setting needs --server postgres');
   if (!flags.dist) buildIfStale();
   const runDir = mkdtempSync(join(tmpdir(), 'delayed-task-bench-'));
   const cli = temporalCli(root);
+  const serverTools = server === 'postgres' ? temporalServerTools(root) : undefined;
   const [receiverEntry, bullmqWorker, settimeoutServer] = compileEntries(
     root,
     ['bench/receiver.ts', 'bench/systems/bullmq-worker.ts', 'bench/systems/settimeout-server.ts'],
@@ -128,6 +146,9 @@ async function main(): Promise<void> {
     runDir,
     entries: { bullmqWorker: bullmqWorker!, settimeoutServer: settimeoutServer! },
     temporalCli: cli,
+    server,
+    temporalServerTools: serverTools,
+    postgresSettings: flags['postgres-setting'] ?? [],
     pragmas: (flags['sqlite-pragma'] ?? [...DEV_SERVER_SQLITE_PRAGMAS]).filter((pragma) => pragma !== 'none'),
     dynamicConfig: flags['dynamic-config'] ?? [],
     workerEnv: keyValues(flags['worker-env']),
@@ -173,12 +194,21 @@ async function main(): Promise<void> {
       load: `${loadAtStart} at start, ${load()} at end`,
       node: process.version,
       temporal: execFileSync(cli, ['--version'], { encoding: 'utf8' }).trim(),
+      server: serverTools
+        ? `Temporal Server ${temporalServerVersion(serverTools)} on PostgreSQL ${postgresVersion()}, ${HISTORY_SHARDS} history shards`
+        : 'Temporal dev server (the CLI above) on SQLite, one connection, 1 history shard',
       redis: redisVersion(),
       packages: Object.fromEntries(
         ['@temporalio/worker', 'bullmq', 'undici', 'fastify'].map((pkg) => [pkg, version(pkg)]),
       ),
       settings: {
-        'Temporal dev server': `one, shared by ours-api and ours-direct (with one worker), SQLite file; pragmas: ${env.pragmas.join(', ') || 'none (SQLite defaults)'}${flags['sqlite-pragma'] ? ' (given on the command line)' : ' (src/temporal/dev-server.ts)'}; extra dynamic config: ${env.dynamicConfig.join(', ') || 'none'} (plus src/temporal/dev-server.ts)`,
+        ...(server === 'sqlite'
+          ? {
+              'Temporal dev server': `one, shared by ours-api and ours-direct (with one worker), SQLite file; pragmas: ${env.pragmas.join(', ') || 'none (SQLite defaults)'}${flags['sqlite-pragma'] ? ' (given on the command line)' : ' (src/temporal/dev-server.ts)'}; extra dynamic config: ${env.dynamicConfig.join(', ') || 'none'} (plus src/temporal/dev-server.ts)`,
+            }
+          : {
+              'Temporal server': `one, shared by ours-api and ours-direct (with one worker), all services in one process; a private PostgreSQL cluster on loopback (PostgreSQL defaults${env.postgresSettings.length > 0 ? ` plus ${env.postgresSettings.join(', ')}` : ''}); extra dynamic config: ${env.dynamicConfig.join(', ') || 'none'} (plus src/temporal/dev-server.ts and the dev server's persistence rate limits)`,
+            }),
         'Our processes': `dist ${env.distDir === join(root, 'dist') ? 'dist/' : env.distDir}; API processes ${env.apiProcesses}; worker env ${JSON.stringify(env.workerEnv)}; API env ${JSON.stringify(env.apiEnv)}`,
       },
     },

@@ -1,6 +1,7 @@
 /**
  * The benchmark's Temporal servers, loopback only, with the project's search attributes and dynamic
- * config, behind one interface: the dev server of the `temporal` CLI on a SQLite file.
+ * config. Two kinds behind one interface: the dev server of the `temporal` CLI on a SQLite file (the
+ * default, this file) and a Temporal Server on PostgreSQL (temporal-postgres.ts).
  */
 import { execFileSync } from 'node:child_process';
 import { rmSync, statSync } from 'node:fs';
@@ -11,6 +12,10 @@ import { dynamicConfigArgs, searchAttributeArgs, sqlitePragmaArgs } from '../../
 import { Child } from './child.js';
 import { freePort } from './ports.js';
 import { waitUntil } from './wait.js';
+
+/** Which server the stack runs on: `--server` of bench/run.ts. */
+export const SERVER_KINDS = ['sqlite', 'postgres'] as const;
+export type ServerKind = (typeof SERVER_KINDS)[number];
 
 /** What the benchmark uses of a Temporal server, whichever store is behind it. */
 export interface TemporalServer {

@@ -1,18 +1,20 @@
 /**
- * Our service as users deploy it: a Temporal dev server, the worker process and optionally API
- * processes, all from the compiled dist/, each on its own loopback ports.
+ * Our service as users deploy it: a Temporal server (the dev server on SQLite, or with `--server
+ * postgres` Temporal Server on PostgreSQL), the worker process and optionally API processes, all from
+ * the compiled dist/, each on its own loopback ports.
  */
 import { join } from 'node:path';
 import { Child } from '../infra/child.js';
 import type { ProcessRef } from '../infra/memory.js';
 import { freePort } from '../infra/ports.js';
-import { TemporalDevServer } from '../infra/temporal-server.js';
+import { TemporalPostgres } from '../infra/temporal-postgres.js';
+import { TemporalDevServer, type TemporalServer } from '../infra/temporal-server.js';
 import { waitUntil } from '../infra/wait.js';
 import type { SystemEnv } from './system.js';
 
 export class OursStack {
   private constructor(
-    readonly server: TemporalDevServer,
+    readonly server: TemporalServer,
     readonly taskQueue: string,
     readonly worker: Child,
     readonly apis: readonly Child[],
@@ -20,12 +22,7 @@ export class OursStack {
   ) {}
 
   static async start(env: SystemEnv, name: string, apiProcesses: number): Promise<OursStack> {
-    const server = await TemporalDevServer.start(env.temporalCli, {
-      name: `${name}-temporal`,
-      dir: env.runDir,
-      pragmas: env.pragmas,
-      dynamicConfig: env.dynamicConfig,
-    });
+    const server = await startServer(env, `${name}-temporal`);
     const taskQueue = `bench-${name}`;
     const common = {
       ...process.env,
@@ -92,4 +89,23 @@ export class OursStack {
     await this.worker.stop(30_000);
     await this.server.stop();
   }
+}
+
+function startServer(env: SystemEnv, name: string): Promise<TemporalServer> {
+  if (env.server === 'sqlite') {
+    return TemporalDevServer.start(env.temporalCli, {
+      name,
+      dir: env.runDir,
+      pragmas: env.pragmas,
+      dynamicConfig: env.dynamicConfig,
+    });
+  }
+  if (!env.temporalServerTools) throw new Error('--server postgres needs the Temporal server binaries');
+  return TemporalPostgres.start({
+    name,
+    dir: env.runDir,
+    tools: env.temporalServerTools,
+    dynamicConfig: env.dynamicConfig,
+    postgresSettings: env.postgresSettings,
+  });
 }

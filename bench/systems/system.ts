@@ -1,6 +1,6 @@
 /** What every system under test offers the scenarios: create a task, name its processes, size its store. */
 import type { ProcessRef } from '../infra/memory.js';
-import type { PersistenceTotals } from '../infra/temporal-server.js';
+import type { PersistenceTotals, ServerKind } from '../infra/temporal-server.js';
 
 export const SYSTEM_NAMES = ['ours-api', 'ours-direct', 'bullmq', 'settimeout'] as const;
 export type SystemName = (typeof SYSTEM_NAMES)[number];
@@ -27,7 +27,7 @@ export interface System {
   storeBytes(): Promise<number | undefined>;
   /** What the store bytes are, for the report. */
   readonly storeKind: string | undefined;
-  /** Temporal only: the dev server's persistence calls so far (evidence of where its time goes). */
+  /** Temporal only: the server's persistence calls so far (evidence of where its time goes). */
   persistence?(): Promise<PersistenceTotals>;
   stop(): Promise<void>;
 }
@@ -43,9 +43,15 @@ export interface SystemEnv {
   /** Compiled child entry points of the peer and the floor. */
   entries: { bullmqWorker: string; settimeoutServer: string };
   temporalCli: string;
+  /** The Temporal server of our stack: the CLI's dev server on SQLite, or Temporal Server on PostgreSQL. */
+  server: ServerKind;
+  /** With `server: 'postgres'`: directory of temporal-server and temporal-sql-tool. */
+  temporalServerTools: string | undefined;
+  /** With `server: 'postgres'`: extra `name=value` PostgreSQL settings. */
+  postgresSettings: readonly string[];
   /** `--sqlite-pragma` values of the dev servers. */
   pragmas: readonly string[];
-  /** Extra `--dynamic-config-value` values of the dev servers. */
+  /** Extra `KEY=JSON` dynamic config of the Temporal servers. */
   dynamicConfig: readonly string[];
   /** Extra environment of our worker and API processes (WORKER_*, ...). */
   workerEnv: Readonly<Record<string, string>>;
