@@ -30,7 +30,7 @@ export interface TaskWorkersOptions {
   metrics?: WorkerMetrics;
   /** Prebuilt workflow code (or its path); bundled from source when absent. */
   workflowBundle?: WorkflowBundleOption;
-  /** @defaultValue 2000 */
+  /** Sticky cache size, about 0.5 MiB per workflow (see `config.worker.maxCachedWorkflows`). @defaultValue 500 */
   maxCachedWorkflows?: number;
   /** @defaultValue 100 */
   maxConcurrentWorkflowTasks?: number;
@@ -87,7 +87,7 @@ export async function createTaskWorkers(options: TaskWorkersOptions): Promise<Wo
     taskQueue,
     workflowBundle,
     sinks,
-    maxCachedWorkflows: options.maxCachedWorkflows ?? 2000,
+    maxCachedWorkflows: options.maxCachedWorkflows ?? 500,
     maxConcurrentWorkflowTaskExecutions: options.maxConcurrentWorkflowTasks ?? 100,
   });
   const activities = createActivities({ ...options.callbackDeps, observer: metrics?.observer });
