@@ -17,6 +17,8 @@
  *   --dynamic-config <K=V>    extra Temporal server dynamic config (JSON value)
  *   --worker-env <K=V>        extra environment of our worker processes (e.g. WORKER_MAX_CACHED_WORKFLOWS=200)
  *   --api-env <K=V>           extra environment of our API processes
+ *   --worker-node-arg <flag>  Node flag of our worker processes, e.g. --cpu-prof --cpu-prof-dir=/tmp/prof
+ *                             (written when the worker stops; NODE_OPTIONS refuses --cpu-prof)
  *   --api-processes <n>       API processes behind ours-api (requests spread over them); default 1
  *   --dist <dir>              compiled service to run (default dist/, rebuilt first when src/ is newer)
  *   --out <name|path>         results file name in bench/results/ (default latest for a full run, quick
@@ -70,6 +72,7 @@ const { values: flags } = parseArgs({
     'dynamic-config': { type: 'string', multiple: true },
     'worker-env': { type: 'string', multiple: true },
     'api-env': { type: 'string', multiple: true },
+    'worker-node-arg': { type: 'string', multiple: true },
     'api-processes': { type: 'string', default: '1' },
     dist: { type: 'string' },
     out: { type: 'string' },
@@ -153,6 +156,7 @@ async function main(): Promise<void> {
     dynamicConfig: flags['dynamic-config'] ?? [],
     workerEnv: keyValues(flags['worker-env']),
     apiEnv: keyValues(flags['api-env']),
+    workerNodeArgs: flags['worker-node-arg'] ?? [],
     apiProcesses: Number(flags['api-processes']),
   };
   const load = () =>
@@ -209,7 +213,7 @@ async function main(): Promise<void> {
           : {
               'Temporal server': `one, shared by ours-api and ours-direct (with one worker), all services in one process; a private PostgreSQL cluster on loopback (PostgreSQL defaults${env.postgresSettings.length > 0 ? ` plus ${env.postgresSettings.join(', ')}` : ''}); extra dynamic config: ${env.dynamicConfig.join(', ') || 'none'} (plus src/temporal/dev-server.ts and the dev server's persistence rate limits)`,
             }),
-        'Our processes': `dist ${env.distDir === join(root, 'dist') ? 'dist/' : env.distDir}; API processes ${env.apiProcesses}; worker env ${JSON.stringify(env.workerEnv)}; API env ${JSON.stringify(env.apiEnv)}`,
+        'Our processes': `dist ${env.distDir === join(root, 'dist') ? 'dist/' : env.distDir}; API processes ${env.apiProcesses}; worker env ${JSON.stringify(env.workerEnv)}${env.workerNodeArgs.length > 0 ? `; worker node flags ${env.workerNodeArgs.join(' ')}` : ''}; API env ${JSON.stringify(env.apiEnv)}`,
       },
     },
     targets: targets(results),

@@ -34,7 +34,7 @@ export class OursStack {
     const worker = Child.start({
       name: `${name}-worker`,
       command: process.execPath,
-      args: [join(env.distDir, 'worker/main.js')],
+      args: [...env.workerNodeArgs, join(env.distDir, 'worker/main.js')],
       env: {
         ...common,
         WORKER_PORT: String(workerPort),

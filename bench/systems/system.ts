@@ -56,6 +56,8 @@ export interface SystemEnv {
   /** Extra environment of our worker and API processes (WORKER_*, ...). */
   workerEnv: Readonly<Record<string, string>>;
   apiEnv: Readonly<Record<string, string>>;
+  /** Node flags of our worker processes (e.g. --cpu-prof, not allowed in NODE_OPTIONS). */
+  workerNodeArgs: readonly string[];
   /** API processes behind ours-api (the load generator spreads requests over them). */
   apiProcesses: number;
 }
