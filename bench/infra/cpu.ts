@@ -1,18 +1,60 @@
 /** CPU time of processes (user + system), read from /proc/<pid>/stat (Linux). */
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import type { ProcessRef } from './memory.js';
 
 const TICKS_PER_SECOND = 100;
 
-export function readCpuSeconds(pid: number): number {
+interface Stat {
+  ppid: number;
+  /** utime + stime, and cutime + cstime (children it has waited for), in seconds. */
+  own: number;
+  children: number;
+}
+
+function readStat(pid: number): Stat | undefined {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // Fields after the command name (which may contain spaces): utime and stime are the 12th and 13th.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
+    // Fields after the command name (which may contain spaces): ppid is the 2nd, utime, stime, cutime
+    // and cstime the 12th to 15th.
+    const fields = stat
+      .slice(stat.lastIndexOf(')') + 2)
+      .split(' ')
+      .map(Number);
+    return {
+      ppid: fields[1]!,
+      own: (fields[11]! + fields[12]!) / TICKS_PER_SECOND,
+      children: (fields[13]! + fields[14]!) / TICKS_PER_SECOND,
+    };
   } catch {
-    return NaN;
+    return undefined;
   }
+}
+
+export function readCpuSeconds(pid: number): number {
+  return readStat(pid)?.own ?? NaN;
+}
+
+/**
+ * CPU time of a process and all its descendants, live or exited (PostgreSQL forks a backend per
+ * connection and a few helpers).
+ */
+export function readTreeCpuSeconds(root: number): number {
+  const stats = new Map<number, Stat>();
+  for (const entry of readdirSync('/proc')) {
+    const pid = Number(entry);
+    const stat = Number.isInteger(pid) ? readStat(pid) : undefined;
+    if (stat) stats.set(pid, stat);
+  }
+  const rootStat = stats.get(root);
+  if (!rootStat) return NaN;
+  let total = 0;
+  const queue = [root];
+  for (let pid = queue.pop(); pid !== undefined; pid = queue.pop()) {
+    const stat = stats.get(pid)!;
+    total += stat.own + stat.children;
+    for (const [child, childStat] of stats) if (childStat.ppid === pid) queue.push(child);
+  }
+  return total;
 }
 
 /** CPU seconds each role used between construction and `stop()`. */
@@ -20,15 +62,19 @@ export class CpuMeter {
   private readonly before: Map<string, number>;
 
   constructor(private readonly processes: readonly ProcessRef[]) {
-    this.before = new Map(processes.map((p) => [p.role, readCpuSeconds(p.pid)]));
+    this.before = new Map(processes.map((p) => [p.role, cpuSeconds(p)]));
   }
 
   stop(): Record<string, number> {
     return Object.fromEntries(
       this.processes.map((p) => [
         p.role,
-        Math.round((readCpuSeconds(p.pid) - (this.before.get(p.role) ?? NaN)) * 100) / 100,
+        Math.round((cpuSeconds(p) - (this.before.get(p.role) ?? NaN)) * 100) / 100,
       ]),
     );
   }
+}
+
+function cpuSeconds(process: ProcessRef): number {
+  return process.tree ? readTreeCpuSeconds(process.pid) : readCpuSeconds(process.pid);
 }

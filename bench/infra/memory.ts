@@ -7,6 +7,8 @@ export interface ProcessRef {
   pid: number;
   /** `service`: what a user deploys for this system; `store`: its database server. */
   kind: 'service' | 'store';
+  /** CPU counts its descendants too (PostgreSQL's backends); RSS is the process's own. */
+  tree?: boolean;
 }
 
 export interface Memory {

@@ -81,6 +81,9 @@ export class OursStack {
       })),
       { role: 'worker', pid: this.worker.pid, kind: 'service' },
       { role: 'temporal', pid: this.server.child.pid, kind: 'store' },
+      ...(this.server instanceof TemporalPostgres
+        ? [{ role: 'postgres', pid: this.server.postgres.pid, kind: 'store', tree: true } as const]
+        : []),
     ];
   }
 
