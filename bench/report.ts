@@ -68,7 +68,7 @@ export function targets(scenarios: readonly ScenarioResult[]): Target[] {
   if (typeof growth === 'number') {
     list.push({
       goal: 'worker memory flat as pending tasks grow (< 10% growth over the second half)',
-      measured: `RSS ${pendingRow?.extra?.['RSS at 0 MiB']} → ${pendingRow?.extra?.['RSS at end MiB']} MiB over ${pendingRow?.extra?.pending} pending tasks; worker +${growth}% over the second half`,
+      measured: `RSS ${pendingRow?.extra?.['RSS at 0 MiB']} → ${pendingRow?.extra?.['RSS at end MiB']} MiB over ${pendingRow?.extra?.pending} pending tasks; worker ${growth >= 0 ? '+' : ''}${growth}% over the second half`,
       ratio: round2(1 + growth / 100),
       met: growth < 10,
     });
