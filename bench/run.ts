@@ -17,7 +17,8 @@
  *   --dynamic-config <K=V>    extra Temporal server dynamic config (JSON value)
  *   --worker-env <K=V>        extra environment of our worker processes (e.g. WORKER_MAX_CACHED_WORKFLOWS=200)
  *   --api-env <K=V>           extra environment of our API processes
- *   --worker-node-arg <flag>  Node flag of our worker processes, e.g. --cpu-prof --cpu-prof-dir=/tmp/prof
+ *   --worker-node-arg=<flag>  Node flag of our worker processes, e.g. --worker-node-arg=--cpu-prof
+ *                             --worker-node-arg=--cpu-prof-dir=/tmp/prof
  *                             (written when the worker stops; NODE_OPTIONS refuses --cpu-prof)
  *   --api-processes <n>       API processes behind ours-api (requests spread over them); default 1
  *   --dist <dir>              compiled service to run (default dist/, rebuilt first when src/ is newer)
