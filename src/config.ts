@@ -6,6 +6,9 @@
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
+/** Worker settings that `createTaskWorkers` also falls back on when its caller gives none. */
+export const WORKER_DEFAULTS = { maxCachedWorkflows: 500, maxConcurrentWorkflowTasks: 100 } as const;
+
 export interface Config {
   temporal: {
     /** host:port of the Temporal frontend. @defaultValue `localhost:7233` */
@@ -109,8 +112,18 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
       host: read.string('WORKER_HOST', '127.0.0.1', /^\S+$/, 'a host name or address'),
       port: read.int('WORKER_PORT', 3001, 0, 65_535),
       sdkMetricsPort: read.int('WORKER_SDK_METRICS_PORT', 9464, 1, 65_535),
-      maxCachedWorkflows: read.int('WORKER_MAX_CACHED_WORKFLOWS', 500, 0, 1_000_000),
-      maxConcurrentWorkflowTasks: read.int('WORKER_MAX_CONCURRENT_WORKFLOW_TASKS', 100, 2, 10_000),
+      maxCachedWorkflows: read.int(
+        'WORKER_MAX_CACHED_WORKFLOWS',
+        WORKER_DEFAULTS.maxCachedWorkflows,
+        0,
+        1_000_000,
+      ),
+      maxConcurrentWorkflowTasks: read.int(
+        'WORKER_MAX_CONCURRENT_WORKFLOW_TASKS',
+        WORKER_DEFAULTS.maxConcurrentWorkflowTasks,
+        2,
+        10_000,
+      ),
       shutdownGraceMs: read.int('WORKER_SHUTDOWN_GRACE_MS', 30_000, 0, 3_600_000),
     },
     limits: {

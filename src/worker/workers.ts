@@ -17,6 +17,7 @@ import {
   type WorkflowBundleWithSourceMap,
 } from '@temporalio/worker';
 import { createActivities, type CallbackDeps } from '../activities/callback.js';
+import { WORKER_DEFAULTS } from '../config.js';
 import { Policies } from '../policies.js';
 import type { TaskSinks } from '../shared/sinks.js';
 import type { WorkerMetrics } from './metrics.js';
@@ -30,9 +31,8 @@ export interface TaskWorkersOptions {
   metrics?: WorkerMetrics;
   /** Prebuilt workflow code (or its path); bundled from source when absent. */
   workflowBundle?: WorkflowBundleOption;
-  /** Sticky cache size, about 0.5 MiB per workflow (see `config.worker.maxCachedWorkflows`). @defaultValue 500 */
+  /** Sticky cache size, about 0.5 MiB per workflow (see `Config.worker.maxCachedWorkflows`). */
   maxCachedWorkflows?: number;
-  /** @defaultValue 100 */
   maxConcurrentWorkflowTasks?: number;
   /** On shutdown, how long in-flight callbacks may run on before they are cancelled. @defaultValue 30000 */
   shutdownGraceMs?: number;
@@ -87,8 +87,9 @@ export async function createTaskWorkers(options: TaskWorkersOptions): Promise<Wo
     taskQueue,
     workflowBundle,
     sinks,
-    maxCachedWorkflows: options.maxCachedWorkflows ?? 500,
-    maxConcurrentWorkflowTaskExecutions: options.maxConcurrentWorkflowTasks ?? 100,
+    maxCachedWorkflows: options.maxCachedWorkflows ?? WORKER_DEFAULTS.maxCachedWorkflows,
+    maxConcurrentWorkflowTaskExecutions:
+      options.maxConcurrentWorkflowTasks ?? WORKER_DEFAULTS.maxConcurrentWorkflowTasks,
   });
   const activities = createActivities({ ...options.callbackDeps, observer: metrics?.observer });
   const callbackWorkers = policies.all().map((policy) => {
