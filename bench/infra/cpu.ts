@@ -40,19 +40,21 @@ export function readCpuSeconds(pid: number): number {
  */
 export function readTreeCpuSeconds(root: number): number {
   const stats = new Map<number, Stat>();
+  const children = new Map<number, number[]>();
   for (const entry of readdirSync('/proc')) {
     const pid = Number(entry);
     const stat = Number.isInteger(pid) ? readStat(pid) : undefined;
-    if (stat) stats.set(pid, stat);
+    if (!stat) continue;
+    stats.set(pid, stat);
+    children.set(stat.ppid, [...(children.get(stat.ppid) ?? []), pid]);
   }
-  const rootStat = stats.get(root);
-  if (!rootStat) return NaN;
+  if (!stats.has(root)) return NaN;
   let total = 0;
   const queue = [root];
   for (let pid = queue.pop(); pid !== undefined; pid = queue.pop()) {
     const stat = stats.get(pid)!;
     total += stat.own + stat.children;
-    for (const [child, childStat] of stats) if (childStat.ppid === pid) queue.push(child);
+    queue.push(...(children.get(pid) ?? []));
   }
   return total;
 }
