@@ -10,6 +10,7 @@ import { createLogger } from '../observability/logger.js';
 import { loadPolicies } from '../policies.js';
 import { connectionOptions } from '../temporal/connection.js';
 import { buildApp } from './app.js';
+import { bearerMatches } from './routes/health.js';
 import { ApiMetrics, GAUGED_STATUSES, oldestAgeSeconds } from './metrics.js';
 import { TaskService } from './task-service.js';
 
@@ -66,6 +67,13 @@ const metricsServer =
     : createServer((req, res) => {
         if (req.method !== 'GET' || (req.url ?? '').split('?')[0] !== '/metrics') {
           res.writeHead(404, { 'content-type': 'text/plain' }).end('only GET /metrics here\n');
+          return;
+        }
+        if (
+          config.metrics.token !== undefined &&
+          !bearerMatches(req.headers.authorization, config.metrics.token)
+        ) {
+          res.writeHead(401, { 'www-authenticate': 'Bearer' }).end();
           return;
         }
         metrics.registry.metrics().then(

@@ -5,7 +5,15 @@
  */
 import { readFileSync, unwatchFile, watchFile, type Stats } from 'node:fs';
 import type { Logger } from '../observability/logger.js';
-import { KEY_PREFIX, keyMatches, KeysFileError, parseKey, validateKeysFile, type KeyEntry } from './keys.js';
+import {
+  bearerToken,
+  KEY_PREFIX,
+  keyMatches,
+  KeysFileError,
+  parseKey,
+  validateKeysFile,
+  type KeyEntry,
+} from './keys.js';
 import type { Principal } from './principal.js';
 
 /** Why a presented credential was refused: for the audit log only; the client sees one answer. */
@@ -34,8 +42,7 @@ export class KeyRing {
     if (authorization === undefined || authorization === '') {
       return { ok: false, reason: 'missing', keyId: undefined };
     }
-    const match = /^Bearer +(\S+) *$/i.exec(authorization);
-    const key = match?.[1] ?? '';
+    const key = bearerToken(authorization);
     const parsed = key.startsWith(`${KEY_PREFIX}_`) ? parseKey(key) : undefined;
     if (!parsed) return { ok: false, reason: 'malformed', keyId: undefined };
     const entry = this.byId.get(parsed.keyId);

@@ -48,11 +48,22 @@ function checksum(body: string): string {
   return base62(BigInt(crc32(body)), CHECKSUM_LENGTH);
 }
 
+/** A key with a valid checksum from its parts (the random part: 43 base62 characters). */
+export function composeKey(keyId: string, random: string): string {
+  const body = `${KEY_PREFIX}_${keyId}_${random}`;
+  return `${body}${checksum(body)}`;
+}
+
 /** A new key: its id and the full key, which is shown once and never stored. */
 export function mintKey(): { keyId: string; key: string } {
   const keyId = randomBase62(9, KEY_ID_LENGTH);
-  const body = `${KEY_PREFIX}_${keyId}_${base62(BigInt(`0x${randomBytes(32).toString('hex')}`), RANDOM_LENGTH)}`;
-  return { keyId, key: `${body}${checksum(body)}` };
+  const random = base62(BigInt(`0x${randomBytes(32).toString('hex')}`), RANDOM_LENGTH);
+  return { keyId, key: composeKey(keyId, random) };
+}
+
+/** The token of an `Authorization: Bearer <token>` header; '' for anything else. */
+export function bearerToken(authorization: string | undefined): string {
+  return /^Bearer +(\S+) *$/i.exec(authorization ?? '')?.[1] ?? '';
 }
 
 /** The key id of a well-formed key with a valid checksum; undefined for anything else. */
@@ -83,7 +94,7 @@ export const KeyEntrySchema = Type.Object(
     id: Type.String({ pattern: KEY_ID_PATTERN, description: 'The keyId part of the key' }),
     owner: Type.String({ pattern: OWNER_PATTERN, description: 'Team or service the key acts for' }),
     hash: Type.String({ pattern: '^sha256:[0-9a-f]{64}$', description: 'SHA-256 of the whole key' }),
-    scopes: Type.Array(Type.Union(SCOPES.map((scope) => Type.Literal(scope))), {
+    scopes: Type.Array(Type.Enum(SCOPES), {
       minItems: 1,
       uniqueItems: true,
     }),

@@ -2,6 +2,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import Type from 'typebox';
+import { bearerToken } from '../../auth/keys.js';
 import { unauthenticated } from '../auth.js';
 import { ErrorBodySchema } from '../schemas/common.js';
 import type { ApiMetrics } from '../metrics.js';
@@ -18,7 +19,7 @@ export interface HealthRoutesOptions {
 
 /** Constant-time check of a bearer token against the configured one. */
 export function bearerMatches(authorization: string | undefined, token: string): boolean {
-  const presented = /^Bearer +(\S+) *$/i.exec(authorization ?? '')?.[1] ?? '';
+  const presented = bearerToken(authorization);
   const digest = (text: string) => createHash('sha256').update(text).digest();
   return timingSafeEqual(digest(presented), digest(token));
 }
