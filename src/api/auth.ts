@@ -90,6 +90,8 @@ export async function registerAuth(app: FastifyInstance, options: AuthOptions): 
     if (route.schema?.hide) return;
     const scope = route.config?.scope;
     const schema = (route.schema ??= {}) as Record<string, unknown>;
+    // HEAD routes share their GET route's schema: document once.
+    if (schema.security !== undefined) return;
     if (!scope) {
       schema.security = [];
       return;
