@@ -112,7 +112,6 @@ export async function registerAuth(app: FastifyInstance, options: AuthOptions): 
     }
     const seen = await failures(request, { increment: false });
     if (!seen.isAllowed && seen.isExceeded) {
-      request.audit.authFailure = 'missing';
       throw tooMany(
         reply,
         seen.ttlInSeconds,
@@ -157,7 +156,7 @@ export async function registerAuth(app: FastifyInstance, options: AuthOptions): 
     const scope = request.routeOptions.config.scope;
     if (!scope || !request.audit) return;
     const refused = reply.statusCode === 401 || reply.statusCode === 403 || reply.statusCode === 429;
-    if (request.method === 'GET' && !refused) return;
+    if ((request.method === 'GET' || request.method === 'HEAD') && !refused) return;
     request.log.info({ audit: auditLine(request, reply.statusCode) }, 'audit');
   });
 }
