@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { Connection } from '@temporalio/client';
-import { NativeConnection, Runtime } from '@temporalio/worker';
+import { NativeConnection } from '@temporalio/worker';
 import { pino } from 'pino';
 import { Agent, request } from 'undici';
 import { buildApp } from '../src/api/app.js';
@@ -36,17 +36,6 @@ const requests = Number(values.requests);
 const root = fileURLToPath(new URL('..', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'auth-latency-'));
 
-Runtime.install({
-  logger: {
-    log: () => undefined,
-    trace: () => undefined,
-    debug: () => undefined,
-    info: () => undefined,
-    warn: () => undefined,
-    error: () => undefined,
-  },
-  shutdownSignals: [],
-});
 console.log('starting a Temporal dev server...');
 const server = await TemporalDevServer.start(temporalCli(root), {
   name: 'auth-latency',

@@ -240,16 +240,14 @@ describe('scopes', () => {
 describe('owners', () => {
   it('two owners use the same client task id without colliding; the API answers with the client id', async () => {
     const taskId = uniqueId('shared');
-    const a = await h.call('POST', '/api/v1/tasks', {
-      key: key('orders'),
-      payload: {
-        taskType: 'auth.same',
-        taskId,
-        payload: { who: 'orders' },
-        delaySeconds: 3600,
-        callbackUrl: h.receiver.url,
-      },
-    });
+    const ordersBody = {
+      taskType: 'auth.same',
+      taskId,
+      payload: { who: 'orders' },
+      delaySeconds: 3600,
+      callbackUrl: h.receiver.url,
+    };
+    const a = await h.call('POST', '/api/v1/tasks', { key: key('orders'), payload: ordersBody });
     const b = await h.call('POST', '/api/v1/tasks', {
       key: key('billing'),
       payload: {
@@ -276,16 +274,7 @@ describe('owners', () => {
     });
     expect(await workflowExists(taskId)).toBe(false);
     // Idempotent per owner: the same create again is 200 for its owner.
-    const again = await h.call('POST', '/api/v1/tasks', {
-      key: key('orders'),
-      payload: {
-        taskType: 'auth.same',
-        taskId,
-        payload: { who: 'orders' },
-        delaySeconds: 3600,
-        callbackUrl: h.receiver.url,
-      },
-    });
+    const again = await h.call('POST', '/api/v1/tasks', { key: key('orders'), payload: ordersBody });
     expect(again.status).toBe(200);
     expect((await h.call('GET', `/api/v1/tasks/${taskId}`, { key: key('billing') })).body).toMatchObject({
       owner: 'billing',
@@ -477,44 +466,18 @@ async function visible(taskType: string, status?: string): Promise<number> {
 }
 
 describe('task-type and callback-host limits of a key', () => {
-  it('refuses another task type with 403 naming taskType, and creates nothing', async () => {
-    const taskId = uniqueId('denied-type');
+  it.each([
+    { field: 'taskType', taskType: 'coupon.expire', host: '127.0.0.1' },
+    { field: 'callbackUrl', taskType: 'order.close', host: 'localhost' },
+  ])("refuses a $field outside the key's limits with 403 naming it, and creates nothing", async (c) => {
+    const taskId = uniqueId(`denied-${c.field}`);
+    const callbackUrl = `http://${c.host}:${new URL(h.receiver.url).port}/`;
     const response = await h.call('POST', '/api/v1/tasks', {
       key: key('limited'),
-      payload: {
-        taskType: 'coupon.expire',
-        taskId,
-        payload: {},
-        delaySeconds: 60,
-        callbackUrl: h.receiver.url,
-      },
+      payload: { taskType: c.taskType, taskId, payload: {}, delaySeconds: 60, callbackUrl },
     });
     expect(response.status).toBe(403);
-    expect(response.body.error).toMatchObject({
-      code: 'PERMISSION_DENIED',
-      details: [{ field: 'taskType' }],
-    });
-    expect(await workflowExists(`orders/${taskId}`)).toBe(false);
-  });
-
-  it('refuses another callback host with 403 naming callbackUrl, and creates nothing', async () => {
-    const taskId = uniqueId('denied-host');
-    const port = new URL(h.receiver.url).port;
-    const response = await h.call('POST', '/api/v1/tasks', {
-      key: key('limited'),
-      payload: {
-        taskType: 'order.close',
-        taskId,
-        payload: {},
-        delaySeconds: 60,
-        callbackUrl: `http://localhost:${port}/`,
-      },
-    });
-    expect(response.status).toBe(403);
-    expect(response.body.error).toMatchObject({
-      code: 'PERMISSION_DENIED',
-      details: [{ field: 'callbackUrl' }],
-    });
+    expect(response.body.error).toMatchObject({ code: 'PERMISSION_DENIED', details: [{ field: c.field }] });
     expect(await workflowExists(`orders/${taskId}`)).toBe(false);
   });
 
