@@ -72,6 +72,23 @@ describe('secure by default', () => {
   });
 });
 
+describe('metrics on a port of their own', () => {
+  it('serves /metrics only on METRICS_PORT, behind METRICS_TOKEN when set', async () => {
+    const [port, metricsPort] = [await freePort(), await freePort()];
+    const token = 'a-metrics-token-of-some-length';
+    const api = startApi({ PORT: String(port), METRICS_PORT: String(metricsPort), METRICS_TOKEN: token });
+    await api.waitUntilHealthy(`http://127.0.0.1:${port}/healthz`);
+    await api.waitForLine((line) => line.msg === 'metrics served on their own port', 'metrics listening');
+    expect((await fetch(`http://127.0.0.1:${port}/metrics`)).status).toBe(404);
+    const url = `http://127.0.0.1:${metricsPort}/metrics`;
+    expect((await fetch(url)).status).toBe(401);
+    const served = await fetch(url, { headers: { authorization: `Bearer ${token}` } });
+    expect(served.status).toBe(200);
+    expect(await served.text()).toContain('process_cpu_user_seconds_total');
+    expect((await fetch(`http://127.0.0.1:${metricsPort}/healthz`)).status).toBe(404);
+  });
+});
+
 describe('reloading the keys file', () => {
   it('takes a changed file within the watch interval; a broken file is refused and the old keys stay', async () => {
     const path = keysPath();
