@@ -24,7 +24,8 @@ import { createTaskWorkers, runWorkers } from '../../src/worker/workers.js';
 import { CallbackReceiver } from './receiver.js';
 
 let runtimeInstalled = false;
-function quietRuntime(): void {
+/** Installs a silent Temporal runtime; first, before anything else of the SDK runs in this process. */
+export function quietRuntime(): void {
   if (runtimeInstalled) return;
   runtimeInstalled = true;
   Runtime.install({
@@ -46,6 +47,8 @@ export type TestKey = Omit<KeyEntry, 'id' | 'hash'>;
 export interface HarnessOptions {
   policies?: PolicyFile;
   env?: Record<string, string>;
+  /** Server and workflow bundle outside vitest (the history recorder); the test run's by default. */
+  server?: { address: string; workflowBundlePath: string };
   /** API keys by a name of the test's choosing: written to a keys file the API reloads; auth on. */
   keys?: Record<string, TestKey>;
   /** Keep the API's JSON log lines in `logLines` (audit lines among them). */
@@ -95,6 +98,7 @@ export class Harness {
   logText = '';
   private connection!: Connection;
   private nativeConnection!: NativeConnection;
+  private workflowBundlePath!: string;
   private workers: Worker[] = [];
   private running: Promise<void> | undefined;
 
@@ -106,7 +110,8 @@ export class Harness {
 
   private async init(options: HarnessOptions): Promise<void> {
     quietRuntime();
-    const address = inject('temporalAddress');
+    const address = options.server?.address ?? inject('temporalAddress');
+    this.workflowBundlePath = options.server?.workflowBundlePath ?? inject('workflowBundlePath');
     if (options.keys) {
       const { file, minted } = mintKeys(options.keys);
       this.keys = minted;
@@ -168,7 +173,7 @@ export class Harness {
       taskQueue: this.taskQueue,
       policies: this.policies,
       metrics: this.workerMetrics,
-      workflowBundle: { codePath: inject('workflowBundlePath') },
+      workflowBundle: { codePath: this.workflowBundlePath },
     });
     this.running = runWorkers(this.workers);
   }
