@@ -12,6 +12,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -32,8 +33,9 @@ type clientCase struct {
 	Requests   []expectedRequest `json:"requests"`
 	Responses  []stubResponse    `json:"responses"`
 	Expect     struct {
-		Result any            `json:"result"`
-		Error  *expectedError `json:"error"`
+		Result       any            `json:"result"`
+		Error        *expectedError `json:"error"`
+		MinElapsedMs *json.Number   `json:"minElapsedMs"`
 	} `json:"expect"`
 }
 
@@ -41,16 +43,17 @@ type expectedRequest struct {
 	Method  string            `json:"method"`
 	Path    string            `json:"path"`
 	Query   map[string]string `json:"query"`
-	Headers map[string]string `json:"headers"`
-	Body    any               `json:"body"`
+	// Headers is a subset: a string value exact, null absent, {"$match":"userAgent"} this SDK's.
+	Headers map[string]any `json:"headers"`
+	Body    any            `json:"body"`
 }
 
 type stubResponse struct {
 	Status  int               `json:"status"`
 	Headers map[string]string `json:"headers"`
 	Body    any               `json:"body"`
-	// NetworkError makes the stub drop the connection instead of answering.
-	NetworkError bool `json:"networkError"`
+	// BodyText is sent as given (non-JSON bodies).
+	BodyText *string `json:"bodyText"`
 }
 
 type expectedError struct {
@@ -59,7 +62,11 @@ type expectedError struct {
 	Details []struct {
 		Field string `json:"field"`
 	} `json:"details"`
+	RequestID *string `json:"requestId"`
 }
+
+// userAgent is {"$match": "userAgent"} for Go.
+var userAgent = regexp.MustCompile(`^delayed-tasks-go/\S+$`)
 
 type recordedRequest struct {
 	method, path string
@@ -110,6 +117,11 @@ func runClientCase(t *testing.T, tc clientCase) {
 	if reason := unrepresentable(tc.Input); reason != "" {
 		t.Skip(reason)
 	}
+	if p, ok := tc.Input["payload"]; ok {
+		if _, isObject := p.(map[string]any); !isObject {
+			t.Skip("compile-time: Payload is a map[string]any, a non-object payload does not compile")
+		}
+	}
 	var (
 		mu       sync.Mutex
 		recorded []recordedRequest
@@ -133,21 +145,37 @@ func runClientCase(t *testing.T, tc clientCase) {
 	}))
 	defer stub.Close()
 
-	opts := []dt.ClientOption{dt.WithRetryPolicy(dt.RetryPolicy{MaxRetries: 3})}
+	// Backoff zero; Retry-After is still honoured up to the default 30 s (vectors with
+	// minElapsedMs check that it is).
+	retry := dt.RetryPolicy{MaxRetries: 3, MaxRetryAfter: dt.DefaultRetryPolicy().MaxRetryAfter}
+	opts := []dt.ClientOption{dt.WithTimeout(5 * time.Second)}
 	if key, ok := tc.Options["apiKey"].(string); ok {
 		opts = append(opts, dt.WithAPIKey(key))
 	}
 	if n, ok := tc.Options["maxRetries"].(json.Number); ok {
 		retries, _ := n.Int64()
-		opts = append(opts, dt.WithRetryPolicy(dt.RetryPolicy{MaxRetries: int(retries)}))
+		retry.MaxRetries = int(retries)
 	}
+	opts = append(opts, dt.WithRetryPolicy(retry))
 	client, err := dt.NewClient(stub.URL, opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	result, err := invoke(ctx, client, tc.Operation, convertTags(tc.Input).(map[string]any))
+	input, _ := convertTags(tc.Input).(map[string]any)
+	if input == nil {
+		input = map[string]any{}
+	}
+	start := time.Now()
+	result, err := invoke(ctx, client, tc.Operation, input)
+	elapsed := time.Since(start)
+	if tc.Expect.MinElapsedMs != nil {
+		ms, _ := tc.Expect.MinElapsedMs.Float64()
+		if elapsed < time.Duration(ms*float64(time.Millisecond)) {
+			t.Errorf("took %v, want at least %vms", elapsed, ms)
+		}
+	}
 
 	mu.Lock()
 	defer mu.Unlock()
@@ -172,25 +200,15 @@ func runClientCase(t *testing.T, tc clientCase) {
 }
 
 func serve(w http.ResponseWriter, resp stubResponse) {
-	if resp.NetworkError {
-		if hj, ok := w.(http.Hijacker); ok {
-			conn, _, err := hj.Hijack()
-			if err == nil {
-				_ = conn.Close()
-				return
-			}
-		}
-	}
 	for k, v := range resp.Headers {
 		w.Header().Set(k, v)
 	}
 	var body []byte
-	switch b := resp.Body.(type) {
-	case nil:
-	case string:
-		body = []byte(b)
-	default:
-		body = []byte(mustJSON(b))
+	switch {
+	case resp.BodyText != nil:
+		body = []byte(*resp.BodyText)
+	case resp.Body != nil:
+		body = []byte(mustJSON(resp.Body))
 		if w.Header().Get("Content-Type") == "" {
 			w.Header().Set("Content-Type", "application/json")
 		}
@@ -210,8 +228,22 @@ func checkRequest(t *testing.T, m *matcher, i int, want expectedRequest, got rec
 		}
 	}
 	for name, value := range want.Headers {
-		if g := got.header.Get(name); g != value {
-			t.Errorf("request %d: header %s = %q, want %q", i, name, g, value)
+		g, present := got.header.Get(name), len(got.header.Values(name)) > 0
+		switch v := value.(type) {
+		case nil:
+			if present {
+				t.Errorf("request %d: header %s = %q, want it absent", i, name, g)
+			}
+		case string:
+			if g != v {
+				t.Errorf("request %d: header %s = %q, want %q", i, name, g, v)
+			}
+		case map[string]any:
+			if v["$match"] != "userAgent" || !userAgent.MatchString(g) {
+				t.Errorf("request %d: header %s = %q, want %v", i, name, g, v)
+			}
+		default:
+			t.Errorf("request %d: header %s: unknown expectation %v", i, name, v)
 		}
 	}
 	if want.Body == nil {
@@ -241,6 +273,9 @@ func checkError(t *testing.T, want *expectedError, err error) {
 	}
 	if want.Status != nil && apiErr.Status != *want.Status {
 		t.Errorf("status %d, want %d", apiErr.Status, *want.Status)
+	}
+	if want.RequestID != nil && apiErr.RequestID != *want.RequestID {
+		t.Errorf("request id %q, want %q", apiErr.RequestID, *want.RequestID)
 	}
 	if want.Details != nil {
 		var got, exp []string
@@ -295,6 +330,11 @@ func convertTags(v any) any {
 					case "-Infinity":
 						return math.Inf(-1)
 					}
+					f, err := strconv.ParseFloat(s, 64)
+					if err != nil {
+						panic(err)
+					}
+					return f
 				case "$int":
 					if i, err := strconv.ParseInt(s, 10, 64); err == nil {
 						return i

@@ -56,6 +56,9 @@ func (m *matcher) match(path string, want, got any) error {
 		}
 		return fmt.Errorf("%s: want null, got %v", path, got)
 	case map[string]any:
+		if tag, ok := w["$int"].(string); ok && len(w) == 1 {
+			return m.match(path, json.Number(tag), got)
+		}
 		if tag, ok := w["$match"]; ok && len(w) == 1 {
 			s, _ := got.(string)
 			if tag != "uuid" || !uuidV4.MatchString(s) {

@@ -145,7 +145,11 @@ func NewVerifier(secrets []string, opts ...VerifierOption) (*Verifier, error) {
 	}
 	v := &Verifier{tolerance: DefaultTolerance, now: time.Now}
 	for _, s := range secrets {
-		key, err := base64.StdEncoding.DecodeString(strings.TrimPrefix(s, "whsec_"))
+		encoded, ok := strings.CutPrefix(s, "whsec_")
+		if !ok {
+			return nil, &WebhookError{Reason: ReasonInvalidSecret, Err: errors.New(`secret does not start with "whsec_"`)}
+		}
+		key, err := base64.StdEncoding.DecodeString(encoded)
 		if err != nil || len(key) == 0 {
 			if err == nil {
 				err = errors.New("empty secret")
