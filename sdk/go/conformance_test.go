@@ -26,13 +26,13 @@ import (
 const conformanceDir = "../../conformance"
 
 type clientCase struct {
-	Name       string            `json:"name"`
-	Operation  string            `json:"operation"`
-	Options    map[string]any    `json:"options"`
-	Input      map[string]any    `json:"input"`
-	Requests   []expectedRequest `json:"requests"`
-	Responses  []stubResponse    `json:"responses"`
-	Expect     struct {
+	Name      string            `json:"name"`
+	Operation string            `json:"operation"`
+	Options   map[string]any    `json:"options"`
+	Input     map[string]any    `json:"input"`
+	Requests  []expectedRequest `json:"requests"`
+	Responses []stubResponse    `json:"responses"`
+	Expect    struct {
 		Result       any            `json:"result"`
 		Error        *expectedError `json:"error"`
 		MinElapsedMs *json.Number   `json:"minElapsedMs"`
@@ -40,9 +40,9 @@ type clientCase struct {
 }
 
 type expectedRequest struct {
-	Method  string            `json:"method"`
-	Path    string            `json:"path"`
-	Query   map[string]string `json:"query"`
+	Method string            `json:"method"`
+	Path   string            `json:"path"`
+	Query  map[string]string `json:"query"`
 	// Headers is a subset: a string value exact, null absent, {"$match":"userAgent"} this SDK's.
 	Headers map[string]any `json:"headers"`
 	Body    any            `json:"body"`

@@ -83,8 +83,9 @@ type CreateTaskRequest struct {
 	// integers within ±(2^53-1) (send larger ones as strings).
 	Payload map[string]any
 	// DelaySeconds runs the task this long from now (millisecond precision), e.g.
-	// delayedtasks.Ptr(30 * time.Minute).
-	DelaySeconds *time.Duration
+	// delayedtasks.Ptr(30 * time.Minute). The name is the wire name delaySeconds by the one
+	// naming rule all four SDKs share; the type is a time.Duration, sent as seconds.
+	DelaySeconds *time.Duration //lint:ignore ST1011 wire name delaySeconds, shared by every SDK
 	// ExecuteAt runs the task at this time.
 	ExecuteAt   time.Time
 	CallbackURL string
@@ -166,7 +167,7 @@ func (c *Client) Cancel(ctx context.Context, taskID string) (*Task, error) {
 
 // RescheduleRequest moves a SCHEDULED task. Set exactly one of DelaySeconds and ExecuteAt.
 type RescheduleRequest struct {
-	DelaySeconds *time.Duration
+	DelaySeconds *time.Duration //lint:ignore ST1011 wire name delaySeconds, shared by every SDK
 	ExecuteAt    time.Time
 }
 
@@ -193,7 +194,7 @@ type ReplayRequest struct {
 	Payload        map[string]any
 	PayloadVersion int
 	MaxRetries     *int
-	DelaySeconds   *time.Duration
+	DelaySeconds   *time.Duration //lint:ignore ST1011 wire name delaySeconds, shared by every SDK
 	ExecuteAt      time.Time
 }
 
