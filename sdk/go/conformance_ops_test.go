@@ -66,17 +66,10 @@ func invoke(ctx context.Context, c *dt.Client, op string, in map[string]any) (an
 	return nil, fmt.Errorf("unknown operation %q", op)
 }
 
-// createResult is Create's two results as one value: the task's fields and "created".
+// createResult is Create's two results as one value, as the vectors write it.
 type createResult struct {
-	Task    *dt.Task
-	Created bool
-}
-
-func (r createResult) MarshalJSON() ([]byte, error) {
-	fields := toJSONValue(r.Task).(map[string]any)
-	fields["created"] = r.Created
-	fields["task"] = toJSONValue(r.Task)
-	return json.Marshal(fields)
+	Task    *dt.Task `json:"task"`
+	Created bool     `json:"created"`
 }
 
 type listAllResult struct {

@@ -61,9 +61,10 @@ type IdempotencyStore interface {
 // MemoryStore is an in-process [IdempotencyStore] that forgets keys after a TTL. Use a shared
 // store (a database table, Redis) when several processes receive callbacks.
 type MemoryStore struct {
-	ttl  time.Duration
-	mu   sync.Mutex
-	keys map[string]time.Time
+	ttl       time.Duration
+	mu        sync.Mutex
+	keys      map[string]time.Time
+	nextPrune time.Time
 }
 
 // NewMemoryStore returns a store that remembers keys for ttl (0: 24 hours).
@@ -82,15 +83,18 @@ func (s *MemoryStore) Seen(_ context.Context, key string) (bool, error) {
 	return ok && time.Now().Before(expires), nil
 }
 
-// Record remembers key and drops expired keys.
+// Record remembers key; expired keys are dropped at most once a minute.
 func (s *MemoryStore) Record(_ context.Context, key string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	now := time.Now()
-	for k, expires := range s.keys {
-		if !now.Before(expires) {
-			delete(s.keys, k)
+	if now.After(s.nextPrune) {
+		for k, expires := range s.keys {
+			if !now.Before(expires) {
+				delete(s.keys, k)
+			}
 		}
+		s.nextPrune = now.Add(time.Minute)
 	}
 	s.keys[key] = now.Add(s.ttl)
 	return nil
