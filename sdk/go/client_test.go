@@ -342,7 +342,7 @@ func TestListAllYieldsErrorOnce(t *testing.T) {
 }
 
 func TestReplaySendsOnlyWhatIsSet(t *testing.T) {
-	s := newStub(t, answer(200, taskJSON), answer(200, taskJSON))
+	s := newStub(t, answer(200, taskJSON), answer(200, taskJSON), answer(200, taskJSON))
 	c := newClient(t, s.URL)
 	if _, err := c.Replay(context.Background(), "t-1", nil); err != nil {
 		t.Fatal(err)
@@ -350,7 +350,10 @@ func TestReplaySendsOnlyWhatIsSet(t *testing.T) {
 	if _, err := c.Replay(context.Background(), "t-1", &dt.ReplayRequest{Payload: map[string]any{"v": 2}, MaxRetries: dt.Ptr(1)}); err != nil {
 		t.Fatal(err)
 	}
-	if s.bodies[0] != `{}` || s.bodies[1] != `{"payload":{"v":2},"maxRetries":1}` {
+	if _, err := c.Replay(context.Background(), "t-1", &dt.ReplayRequest{Payload: map[string]any{}}); err != nil {
+		t.Fatal(err)
+	}
+	if s.bodies[0] != `{}` || s.bodies[1] != `{"payload":{"v":2},"maxRetries":1}` || s.bodies[2] != `{"payload":{}}` {
 		t.Errorf("bodies %q", s.bodies)
 	}
 	_, err := c.Replay(context.Background(), "t-1", &dt.ReplayRequest{DelaySeconds: dt.Ptr(time.Second), ExecuteAt: time.Now()})

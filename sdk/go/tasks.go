@@ -199,9 +199,9 @@ type ReplayRequest struct {
 }
 
 type replayBody struct {
-	Payload        map[string]any `json:"payload,omitempty"`
-	PayloadVersion int            `json:"payloadVersion,omitempty"`
-	MaxRetries     *int           `json:"maxRetries,omitempty"`
+	Payload        any  `json:"payload,omitempty"` // nil interface when not overridden; {} is sent
+	PayloadVersion int  `json:"payloadVersion,omitempty"`
+	MaxRetries     *int `json:"maxRetries,omitempty"`
 	whenBody
 }
 
@@ -219,10 +219,12 @@ func (c *Client) Replay(ctx context.Context, taskID string, req *ReplayRequest) 
 		return nil, invalidArgument(details)
 	}
 	body := replayBody{
-		Payload:        req.Payload,
 		PayloadVersion: req.PayloadVersion,
 		MaxRetries:     req.MaxRetries,
 		whenBody:       whenBody{delay, executeAt},
+	}
+	if req.Payload != nil {
+		body.Payload = req.Payload
 	}
 	return c.taskCall(ctx, http.MethodPost, taskID, "/replay", body)
 }
