@@ -213,3 +213,46 @@ func TestHandleTwicePanics(t *testing.T) {
 	h.Handle("x", func(context.Context, *dt.Callback) error { return nil })
 	h.Handle("x", func(context.Context, *dt.Callback) error { return nil })
 }
+
+// failingStore is an idempotency store whose backend is down.
+type failingStore struct{ recorded []string }
+
+func (s *failingStore) Seen(_ context.Context, key string) (bool, error) {
+	if key == "down" {
+		return false, errors.New("redis: connection refused")
+	}
+	return false, nil
+}
+
+func (s *failingStore) Record(_ context.Context, key string) error {
+	s.recorded = append(s.recorded, key)
+	return nil
+}
+
+func TestCallbackHandlerWithPluggableStore(t *testing.T) {
+	quiet := dt.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil)))
+	store := &failingStore{}
+	ran := 0
+	h := dt.NewCallbackHandler(dt.WithIdempotencyStore(store), quiet)
+	h.Handle("ok", func(context.Context, *dt.Callback) error { ran++; return nil })
+	if resp := serveOnce(h, signed(t, "whsec_AAAA", "ok", "down", time.Now())); resp.StatusCode != 500 || ran != 0 {
+		t.Errorf("store down: status %d, handler ran %d times; want 500 (retried) and not run", resp.StatusCode, ran)
+	}
+	if resp := serveOnce(h, signed(t, "whsec_AAAA", "ok", "k1", time.Now())); resp.StatusCode != 200 || ran != 1 || len(store.recorded) != 1 || store.recorded[0] != "k1" {
+		t.Errorf("status %d, ran %d, recorded %v", resp.StatusCode, ran, store.recorded)
+	}
+
+	off := dt.NewCallbackHandler(dt.WithIdempotencyStore(nil), quiet)
+	off.Handle("ok", func(context.Context, *dt.Callback) error { ran++; return nil })
+	serveOnce(off, signed(t, "whsec_AAAA", "ok", "k2", time.Now()))
+	serveOnce(off, signed(t, "whsec_AAAA", "ok", "k2", time.Now()))
+	if ran != 3 {
+		t.Errorf("without a store every delivery runs the handler: ran %d, want 3", ran)
+	}
+
+	small := dt.NewCallbackHandler(dt.WithMaxBodyBytes(10), quiet)
+	small.Handle("ok", func(context.Context, *dt.Callback) error { ran++; return nil })
+	if resp := serveOnce(small, signed(t, "whsec_AAAA", "ok", "k3", time.Now())); resp.StatusCode != 400 || ran != 3 {
+		t.Errorf("body over the limit: status %d", resp.StatusCode)
+	}
+}
