@@ -41,10 +41,12 @@ var runID = time.Now().UTC().Format("20060102T150405.000000000")
 
 func liveID(name string) string { return "go-" + name + "-" + runID }
 
-// waitFor polls the task until it has status want (bounded: 90 s).
+// waitFor polls the task until it has status want (bounded: 90 s). Another final status fails
+// at once, after a grace of 5 s for a replay's new run to show.
 func waitFor(ctx context.Context, t *testing.T, c *dt.Client, taskID string, want dt.TaskStatus) *dt.Task {
 	t.Helper()
-	deadline := time.Now().Add(90 * time.Second)
+	start := time.Now()
+	deadline := start.Add(90 * time.Second)
 	for {
 		task, err := c.Get(ctx, taskID)
 		if err != nil {
@@ -53,7 +55,8 @@ func waitFor(ctx context.Context, t *testing.T, c *dt.Client, taskID string, wan
 		if task.Status == want {
 			return task
 		}
-		if time.Now().After(deadline) {
+		final := task.Status == dt.StatusSucceeded || task.Status == dt.StatusFailed || task.Status == dt.StatusCancelled
+		if time.Now().After(deadline) || (final && time.Since(start) > 5*time.Second) {
 			t.Fatalf("task %s is %s after 90 s, want %s (last error %+v)", taskID, task.Status, want, task.LastError)
 		}
 		time.Sleep(200 * time.Millisecond) // polling interval, not synchronisation
