@@ -227,19 +227,13 @@ class DelayedTasksClientTest {
   void networkFailureEndsAsUnavailableWithStatusZeroAfterFourAttempts() throws Exception {
     AtomicInteger accepted = new AtomicInteger();
     try (ServerSocket socket = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
-      Thread acceptor =
-          new Thread(
-              () -> {
-                while (!socket.isClosed()) {
-                  try (Socket connection = socket.accept()) {
-                    accepted.incrementAndGet();
-                    connection.getOutputStream().write("NOT HTTP\r\n\r\n".getBytes());
-                  } catch (IOException e) {
-                    return;
-                  }
-                }
-              });
-      acceptor.start();
+      acceptEach(
+          socket,
+          connection -> {
+            accepted.incrementAndGet();
+            connection.getOutputStream().write("NOT HTTP\r\n\r\n".getBytes());
+            connection.close();
+          });
       DelayedTasksClient client =
           DelayedTasksClient.builder()
               .baseUrl("http://127.0.0.1:" + socket.getLocalPort())
@@ -259,21 +253,13 @@ class DelayedTasksClientTest {
   void aTimeoutIsRetriedAndEndsAsUnavailable() throws Exception {
     try (ServerSocket socket = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
       List<Socket> open = new ArrayList<>();
-      Thread acceptor =
-          new Thread(
-              () -> {
-                while (!socket.isClosed()) {
-                  try {
-                    Socket connection = socket.accept();
-                    synchronized (open) {
-                      open.add(connection); // never answers
-                    }
-                  } catch (IOException e) {
-                    return;
-                  }
-                }
-              });
-      acceptor.start();
+      acceptEach(
+          socket,
+          connection -> {
+            synchronized (open) {
+              open.add(connection); // never answers
+            }
+          });
       DelayedTasksClient client =
           DelayedTasksClient.builder()
               .baseUrl("http://127.0.0.1:" + socket.getLocalPort())
@@ -292,6 +278,27 @@ class DelayedTasksClientTest {
         }
       }
     }
+  }
+
+  private interface ConnectionAction {
+    void accept(Socket connection) throws IOException;
+  }
+
+  /** Accepts connections on a background thread until the socket closes. */
+  private static void acceptEach(ServerSocket socket, ConnectionAction action) {
+    Thread acceptor =
+        new Thread(
+            () -> {
+              while (!socket.isClosed()) {
+                try {
+                  action.accept(socket.accept());
+                } catch (IOException e) {
+                  return;
+                }
+              }
+            });
+    acceptor.setDaemon(true);
+    acceptor.start();
   }
 
   @Test
