@@ -37,7 +37,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.function.Supplier;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
@@ -146,16 +145,24 @@ class LiveScenariosIT {
     return task;
   }
 
-  private static <T> T awaitValue(Supplier<T> probe) throws InterruptedException {
+  /** The callback of the task once delivered; fails at once if the task fails instead. */
+  private static Callback awaitDelivery(String taskId) throws InterruptedException {
     Instant deadline = Instant.now().plus(DELIVERY_TIMEOUT);
-    T value;
-    while ((value = probe.get()) == null) {
+    for (; ; ) {
+      for (Callback callback : delivered) {
+        if (callback.taskId().equals(taskId)) {
+          return callback;
+        }
+      }
+      Task task = client.get(taskId);
+      if (task.status() == TaskStatus.FAILED) {
+        fail("task " + taskId + " failed instead of being delivered: " + task.lastError());
+      }
       if (Instant.now().isAfter(deadline)) {
-        fail("nothing arrived within " + DELIVERY_TIMEOUT);
+        fail("task " + taskId + " not delivered within " + DELIVERY_TIMEOUT + ": " + task);
       }
       Thread.sleep(100);
     }
-    return value;
   }
 
   @Test
@@ -218,10 +225,7 @@ class LiveScenariosIT {
             .callbackUrl(callbackUrl)
             .build());
 
-    Callback callback =
-        awaitValue(
-            () ->
-                delivered.stream().filter(c -> c.taskId().equals(taskId)).findFirst().orElse(null));
+    Callback callback = awaitDelivery(taskId);
 
     assertEquals("java.live.deliver", callback.taskType());
     assertEquals(taskId, callback.payload().get("orderId").asText());
@@ -257,10 +261,7 @@ class LiveScenariosIT {
     client.replay(taskId, ReplayRequest.builder().payload(Map.of("fixed", true)).build());
 
     awaitStatus(taskId, TaskStatus.SUCCEEDED);
-    Callback callback =
-        awaitValue(
-            () ->
-                delivered.stream().filter(c -> c.taskId().equals(taskId)).findFirst().orElse(null));
+    Callback callback = awaitDelivery(taskId);
     assertTrue(callback.payload().get("fixed").asBoolean());
     assertTrue(
         client
