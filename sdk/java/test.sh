@@ -12,7 +12,7 @@ if ! command -v mvn >/dev/null 2>&1 || ! command -v javac >/dev/null 2>&1; then
   exit 1
 fi
 
-mvn -B -q clean verify
+mvn -B -q -Dstyle.color=never clean verify
 status=$?
 
 # Totals from the Surefire and Failsafe XML reports (the <testsuite> element of each file).

@@ -74,6 +74,10 @@ class ChecksBeforeSendingTest {
     assertRefused("payload.id", withPayload(Map.of("id", new BigInteger("9007199254740993"))));
     assertRefused("payload.id", withPayload(Map.of("id", -9_007_199_254_740_992L)));
     assertRefused("payload.x.0", withPayload(Map.of("x", List.of(Long.MAX_VALUE))));
+    // A float that large is integral too, and the API would refuse it the same way.
+    assertRefused("payload.f", withPayload(Map.of("f", 1e300)));
+    assertRefused(
+        "payload.d", withPayload(Map.of("d", new java.math.BigDecimal("-9007199254740992.5"))));
   }
 
   @Test

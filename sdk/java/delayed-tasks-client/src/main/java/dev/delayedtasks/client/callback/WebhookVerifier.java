@@ -143,8 +143,11 @@ public final class WebhookVerifier {
     if (secret == null) {
       throw new CallbackRejectedException(RejectionReason.INVALID_SECRET, "null secret");
     }
-    String encoded =
-        secret.startsWith(SECRET_PREFIX) ? secret.substring(SECRET_PREFIX.length()) : secret;
+    if (!secret.startsWith(SECRET_PREFIX)) {
+      throw new CallbackRejectedException(
+          RejectionReason.INVALID_SECRET, "a secret is written whsec_<base64>");
+    }
+    String encoded = secret.substring(SECRET_PREFIX.length());
     byte[] key;
     try {
       key = Base64.getDecoder().decode(encoded);

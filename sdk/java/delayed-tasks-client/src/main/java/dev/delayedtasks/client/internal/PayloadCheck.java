@@ -14,6 +14,8 @@ public final class PayloadCheck {
   /** 2^53 − 1, the largest integer every JSON reader (JavaScript included) keeps exactly. */
   public static final BigInteger MAX_SAFE_INTEGER = BigInteger.valueOf(9_007_199_254_740_991L);
 
+  private static final BigDecimal MAX_SAFE = new BigDecimal(MAX_SAFE_INTEGER);
+
   /** A refused value: its field path ({@code payload.items.2}) and why. */
   public record Problem(String field, String reason) {}
 
@@ -47,25 +49,26 @@ public final class PayloadCheck {
       if (!Double.isFinite(value)) {
         return Optional.of(new Problem(path, "must be a finite number, not " + value));
       }
-      return Optional.empty();
+      return tooLarge(new BigDecimal(value), path);
     }
     if (node.isBigDecimal()) {
       BigDecimal value = node.decimalValue();
       if (!Double.isFinite(value.doubleValue())) {
         return Optional.of(new Problem(path, "must be a finite number"));
       }
-      if (value.stripTrailingZeros().scale() <= 0) {
-        return tooLarge(value.toBigInteger(), path);
-      }
-      return Optional.empty();
+      return tooLarge(value, path);
     }
-    return tooLarge(node.bigIntegerValue(), path);
+    return tooLarge(new BigDecimal(node.bigIntegerValue()), path);
   }
 
-  private static Optional<Problem> tooLarge(BigInteger value, String path) {
-    if (value.abs().compareTo(MAX_SAFE_INTEGER) > 0) {
+  /**
+   * Any number of a magnitude beyond 2^53−1, whatever its type: the API reads JSON numbers as
+   * doubles and refuses such integers, and every double that large is integral.
+   */
+  private static Optional<Problem> tooLarge(BigDecimal value, String path) {
+    if (value.abs().compareTo(MAX_SAFE) > 0) {
       return Optional.of(
-          new Problem(path, "integer beyond ±(2^53-1) loses precision; send it as a string"));
+          new Problem(path, "magnitude beyond 2^53-1 loses precision; send it as a string"));
     }
     return Optional.empty();
   }

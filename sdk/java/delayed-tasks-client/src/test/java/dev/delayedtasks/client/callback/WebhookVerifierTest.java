@@ -113,6 +113,11 @@ class WebhookVerifierTest {
     assertEquals(
         RejectionReason.INVALID_SECRET, rejection(() -> verifier(0, "whsec_!!not base64!!")));
     assertEquals(RejectionReason.INVALID_SECRET, rejection(() -> verifier(0, "whsec_")));
+    // Bare base64 (accepted by the reference libraries) is refused: the prefix is part of the
+    // format.
+    assertEquals(
+        RejectionReason.INVALID_SECRET,
+        rejection(() -> verifier(0, "MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw")));
     assertEquals(RejectionReason.INVALID_SECRET, rejection(() -> verifier(0)));
     assertEquals("invalid_secret", RejectionReason.INVALID_SECRET.wireName());
   }
