@@ -12,8 +12,11 @@ if ! command -v mvn >/dev/null 2>&1 || ! command -v javac >/dev/null 2>&1; then
   exit 1
 fi
 
-mvn -B -q -Dstyle.color=never clean verify
-status=$?
+# Each module cleans only when the reactor reaches it: drop every old report first.
+rm -rf ./*/target/surefire-reports ./*/target/failsafe-reports
+# Maven's -q logger still writes colour resets; strip them so the summary line stands alone.
+mvn -B -q -Dstyle.color=never clean verify 2>&1 | sed -u 's/\x1b\[[0-9;]*m//g'
+status=${PIPESTATUS[0]}
 
 # Totals from the Surefire and Failsafe XML reports (the <testsuite> element of each file).
 tests=0 failures=0 errors=0 skipped=0
