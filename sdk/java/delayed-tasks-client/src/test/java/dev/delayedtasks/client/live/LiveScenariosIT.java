@@ -199,6 +199,24 @@ class LiveScenariosIT {
   }
 
   @Test
+  void aWrongApiKeyIsRefusedAndCreatesNothing() {
+    String key = System.getenv("DTS_API_KEY");
+    Assumptions.assumeTrue(key != null && !key.isBlank(), "authentication is off in this stack");
+    String taskId = id("intruder");
+    DelayedTasksClient intruder =
+        DelayedTasksClient.builder().baseUrl(System.getenv("DTS_URL")).apiKey(key + "x").build();
+
+    DelayedTaskException refused =
+        assertThrows(DelayedTaskException.class, () -> intruder.create(later(taskId).build()));
+
+    assertEquals(ErrorCode.UNAUTHENTICATED, refused.code());
+    assertEquals(401, refused.status());
+    DelayedTaskException missing =
+        assertThrows(DelayedTaskException.class, () -> client.get(taskId));
+    assertEquals(ErrorCode.TASK_NOT_FOUND, missing.code());
+  }
+
+  @Test
   void reschedule() {
     String taskId = id("resched");
     client.create(later(taskId).build());
