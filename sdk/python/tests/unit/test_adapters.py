@@ -203,3 +203,19 @@ def test_in_memory_store_is_bounded_and_expires() -> None:
     assert [store.contains(k) for k in ("a", "b", "c")] == [False, True, True]
     now[0] = 11
     assert not store.contains("c")
+
+
+@pytest.mark.anyio
+async def test_asgi_lifespan_completes() -> None:
+    app = CallbackASGIApp()
+    incoming = [{"type": "lifespan.startup"}, {"type": "lifespan.shutdown"}]
+    sent: list[dict[str, Any]] = []
+
+    async def receive() -> dict[str, Any]:
+        return incoming.pop(0)
+
+    async def send(message: Any) -> None:
+        sent.append(message)
+
+    await app({"type": "lifespan"}, receive, send)
+    assert [m["type"] for m in sent] == ["lifespan.startup.complete", "lifespan.shutdown.complete"]

@@ -293,3 +293,29 @@ async def test_async_client_shares_the_semantics() -> None:
     assert len(tasks) == 3
     assert len(rec.requests) == 4
     assert rec.bodies()[0]["taskId"] == rec.bodies()[1]["taskId"]
+
+
+def test_waits_follow_the_policy_and_retry_after(monkeypatch: pytest.MonkeyPatch) -> None:
+    waits: list[float] = []
+    monkeypatch.setattr("delayed_tasks._client.time.sleep", waits.append)
+    rec = Recorder(
+        httpx.Response(503, headers={"retry-after": "2"}, json={"error": {"code": "UNAVAILABLE"}}),
+        httpx.Response(429, headers={"retry-after": "120"}),
+        httpx.ConnectError("refused"),
+        httpx.Response(200, json=TASK),
+    )
+    client(rec, retry=RetryPolicy(initial_backoff=1, max_backoff=1.5)).get("a")
+    assert waits[0] >= 2
+    assert waits[1] == 30  # Retry-After capped
+    assert 0 <= waits[2] <= 1.5
+
+
+def test_internal_errors_and_other_5xx_are_not_retried() -> None:
+    rec = Recorder(error(500, "INTERNAL"), error(504, "GATEWAY_TIMEOUT"))
+    c = client(rec)
+    with pytest.raises(DelayedTaskError) as first:
+        c.create(task_type="t", payload={}, delay_seconds=1)
+    assert first.value.code == "INTERNAL"
+    with pytest.raises(DelayedTaskError):
+        c.get("a")
+    assert len(rec.requests) == 2
