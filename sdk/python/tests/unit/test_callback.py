@@ -105,3 +105,16 @@ def test_signature_covers_the_raw_bytes_not_a_reserialisation() -> None:
         "webhook-signature": sign(SECRET, "m", NOW, spaced),
     }
     assert verifier(SECRET).verify_and_parse(hdrs, spaced).trace_id == "x"
+
+
+def test_the_standard_webhooks_specification_example_verifies() -> None:
+    # The vector the spec's reference libraries share: independent of this package's signing.
+    spec = WebhookVerifier(["whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"], clock=lambda: 1614265330)
+    hdrs = {
+        "webhook-id": "msg_p5jXN8AQM9LWM0D4loKWxJek",
+        "webhook-timestamp": "1614265330",
+        "webhook-signature": "v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=",
+    }
+    spec.verify(hdrs, b'{"test": 2432232314}')
+    with pytest.raises(InvalidCallbackError):
+        spec.verify(hdrs, b'{"test": 2432232315}')
