@@ -37,6 +37,10 @@ class InvalidCallbackError(ValueError):
     def __init__(self, reason: RejectReason, message: str) -> None:
         super().__init__(f"{reason}: {message}")
         self.reason = reason
+        self.detail = message
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (type(self), (self.reason, self.detail))
 
 
 @dataclass(frozen=True, slots=True)

@@ -69,6 +69,11 @@ class DelayedTaskError(Exception):
         self.status = status
         self.request_id = request_id
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Keyword-only fields: rebuild from code and message, then restore the rest (pickle,
+        # multiprocessing, task queues).
+        return (type(self), (self.code, self.message), self.__dict__)
+
     def __repr__(self) -> str:
         return (
             f"{type(self).__name__}(code={self.code!r}, message={self.message!r}, "

@@ -319,3 +319,23 @@ def test_internal_errors_and_other_5xx_are_not_retried() -> None:
     with pytest.raises(DelayedTaskError):
         c.get("a")
     assert len(rec.requests) == 2
+
+
+def test_errors_survive_pickling() -> None:
+    import pickle
+
+    from delayed_tasks import ErrorDetail, InvalidCallbackError, RejectReason
+
+    original = TaskConflictError(
+        "TASK_CONFLICT", "m", details=[ErrorDetail("taskId", "r")], status=409, request_id="q"
+    )
+    copy = pickle.loads(pickle.dumps(original))  # noqa: S301 - our own bytes
+    assert type(copy) is TaskConflictError
+    assert (copy.code, copy.status, copy.details, copy.request_id) == (
+        "TASK_CONFLICT",
+        409,
+        original.details,
+        "q",
+    )
+    rejected = pickle.loads(pickle.dumps(InvalidCallbackError(RejectReason.INVALID_BODY, "x")))  # noqa: S301
+    assert rejected.reason == "invalid_body"
