@@ -51,22 +51,17 @@ class _Handler(BaseHTTPRequestHandler):
             answer = script.responses[index] if index < len(script.responses) else None
         if answer is None:
             answer = {"status": 599, "body": {"stub": "no response scripted for this request"}}
-        if answer.get("network"):
-            # A connection dropped without an answer: what a crashed proxy looks like.
-            self.close_connection = True
-            self.connection.shutdown(2)
-            return
-        content = answer.get("body")
-        raw = (
-            content.encode()
-            if isinstance(content, str)
-            else b""
-            if content is None
-            else json.dumps(content).encode()
-        )
+        headers = {k.lower(): str(v) for k, v in (answer.get("headers") or {}).items()}
+        if "bodyText" in answer:
+            raw = str(answer["bodyText"]).encode()
+        elif answer.get("body") is not None:
+            raw = json.dumps(answer["body"]).encode()
+            headers.setdefault("content-type", "application/json")
+        else:
+            raw = b""
         self.send_response(answer["status"])
-        for name, value in (answer.get("headers") or {}).items():
-            self.send_header(name, str(value))
+        for name, value in headers.items():
+            self.send_header(name, value)
         self.send_header("content-length", str(len(raw)))
         self.end_headers()
         self.wfile.write(raw)

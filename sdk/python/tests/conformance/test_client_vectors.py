@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import time
 from typing import Any
 
 import pytest
@@ -14,6 +15,7 @@ from ..wire import camel, mismatches, to_wire
 from .stub import Recorded, stub_server
 from .vectors import load, require, untag
 
+USER_AGENT = re.compile(r"^delayed-tasks-python/\S+$")
 UUID_V4 = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$")
 
 
@@ -22,12 +24,10 @@ def snake(name: str) -> str:
 
 
 def make_client(base_url: str, options: dict[str, Any]) -> Client:
-    known = {"apiKey", "timeoutMs", "maxRetries"}
-    unknown = set(options) - known
+    unknown = set(options) - {"apiKey", "maxRetries"}
     assert not unknown, f"client options this runner does not know: {unknown}"
     retry = RetryPolicy(max_retries=options.get("maxRetries", 3), initial_backoff=0)
-    timeout = options.get("timeoutMs", 10_000) / 1000
-    return Client(base_url, api_key=options.get("apiKey"), timeout=timeout, retry=retry)
+    return Client(base_url, api_key=options.get("apiKey"), timeout=5, retry=retry)
 
 
 def call(client: Client, operation: str, given: dict[str, Any]) -> Any:
@@ -42,16 +42,8 @@ def call(client: Client, operation: str, given: dict[str, Any]) -> Any:
         case "list":
             return client.list(**kwargs)
         case "listAll":
-            return list(client.list_all(**kwargs))
+            return {"tasks": list(client.list_all(**kwargs))}
     raise AssertionError(f"unknown operation {operation}")
-
-
-def result_json(operation: str, result: Any, expected: Any) -> Any:
-    wire = to_wire(result)
-    if operation == "create" and isinstance(expected, dict) and "task" not in expected:
-        # A flat expectation: the task's fields beside `created`.
-        return {**wire["task"], "created": wire["created"]}
-    return wire
 
 
 def body_mismatches(expected: Any, actual: Any, uuids: dict[str, str], path: str) -> list[str]:
@@ -93,19 +85,23 @@ def request_mismatches(
     if query != actual.query:
         problems.append(f"{where}.query: expected {query}, got {actual.query}")
     for name, value in (expected.get("headers") or {}).items():
-        if actual.headers.get(name.lower()) != value:
-            got = actual.headers.get(name.lower())
+        got = actual.headers.get(name.lower())
+        if value == {"$match": "userAgent"}:
+            if not (got and USER_AGENT.match(got)):
+                problems.append(
+                    f"{where}.headers.{name}: expected the SDK's user agent, got {got!r}"
+                )
+        elif got != value:
             problems.append(f"{where}.headers.{name}: expected {value!r}, got {got!r}")
-    if "body" in expected:
-        if expected["body"] is None:
-            if actual.body:
-                problems.append(f"{where}.body: expected none, got {actual.body!r}")
-        else:
-            try:
-                body = json.loads(actual.body)
-            except ValueError:
-                return [*problems, f"{where}.body: not JSON: {actual.body!r}"]
-            problems += body_mismatches(expected["body"], body, uuids, "body")
+    if expected.get("body") is None:
+        if actual.body:
+            problems.append(f"{where}.body: expected none, got {actual.body!r}")
+    else:
+        try:
+            body = json.loads(actual.body)
+        except ValueError:
+            return [*problems, f"{where}.body: not JSON: {actual.body!r}"]
+        problems += body_mismatches(expected["body"], body, uuids, "body")
     return problems
 
 
@@ -113,6 +109,7 @@ def request_mismatches(
 def test_client_vector(case: dict[str, Any] | None) -> None:
     case = require(case, "client")
     expect = case["expect"]
+    started = time.monotonic()
     outcome: Any
     with (
         stub_server(case.get("responses", [])) as (base_url, script),
@@ -122,7 +119,10 @@ def test_client_vector(case: dict[str, Any] | None) -> None:
             outcome = call(client, case["operation"], untag(case.get("input") or {}))
         except DelayedTaskError as exc:
             outcome = exc
+    elapsed_ms = (time.monotonic() - started) * 1000
     problems: list[str] = []
+    if elapsed_ms < expect.get("minElapsedMs", 0):
+        problems.append(f"took {elapsed_ms:.0f} ms, expected at least {expect['minElapsedMs']} ms")
     expected_requests = case["requests"]
     if len(script.requests) != len(expected_requests):
         problems.append(
@@ -138,8 +138,7 @@ def test_client_vector(case: dict[str, Any] | None) -> None:
         if isinstance(outcome, DelayedTaskError):
             problems.append(f"expected a result, got {outcome!r}")
         else:
-            actual = result_json(case["operation"], outcome, expect.get("result"))
-            problems += mismatches(expect.get("result"), actual, "result")
+            problems += mismatches(expect.get("result"), to_wire(outcome), "result")
     assert not problems, "\n".join(problems)
 
 
@@ -153,6 +152,10 @@ def error_mismatches(expected: dict[str, Any], outcome: Any) -> list[str]:
         want = expected["status"] or None  # 0 and null: no answer
         if outcome.status != want:
             problems.append(f"error.status: expected {expected['status']}, got {outcome.status}")
+    if "requestId" in expected and outcome.request_id != expected["requestId"]:
+        problems.append(
+            f"error.requestId: expected {expected['requestId']}, got {outcome.request_id}"
+        )
     if "details" in expected:
         want_fields = [d.get("field") for d in expected["details"]]
         got_fields = [d.field for d in outcome.details]

@@ -47,7 +47,8 @@ def untag(value: Any) -> Any:
     if len(value) == 1:
         [(tag, raw)] = value.items()
         if tag == "$float":
-            return {"NaN": math.nan, "Infinity": math.inf, "-Infinity": -math.inf}[raw]
+            special = {"NaN": math.nan, "Infinity": math.inf, "-Infinity": -math.inf}
+            return special[raw] if raw in special else float(raw)
         if tag == "$int":
             return int(raw)
         if tag == "$time":
