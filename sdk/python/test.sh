@@ -44,10 +44,7 @@ PY
 )
 failed=$((failures + errors + failed_checks))
 passed=$((tests - failures - errors - skipped))
+# pytest's exit code 5: no tests collected, which is never green.
+[[ $status -eq 5 ]] && echo "pytest collected no tests" >&2
 summary "$passed" "$failed" "$skipped"
-
-case $status in
-  0) [[ $failed_checks -eq 0 ]] && exit 0 || exit 1 ;;
-  5) echo "pytest collected no tests" >&2; exit 1 ;;  # nothing ran: never green
-  *) exit 1 ;;
-esac
+[[ $status -eq 0 && $failed_checks -eq 0 ]]
