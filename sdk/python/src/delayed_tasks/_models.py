@@ -55,9 +55,9 @@ class LastError:
         return cls(message=str(data.get("message", "")), status_code=_int(data.get("statusCode")))
 
 
-@dataclass(frozen=True, slots=True)
-class Task:
-    """A task as `create`, `get`, `cancel`, `reschedule` and `replay` return it."""
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TaskSummary:
+    """A list entry: the task without its payload (`get` the task for it)."""
 
     task_id: str
     task_type: str
@@ -65,42 +65,58 @@ class Task:
     """One of `TaskStatus` (a plain string, so a status from a newer server passes through)."""
     execute_at: datetime | None
     created_at: datetime | None
-    payload: dict[str, Any]
-    payload_version: int | None
     callback_url: str | None
-    max_retries: int | None
-    timeout_ms: int | None
-    trace_id: str | None
     priority: int | None
     attempts: int
     last_error: LastError | None
-    next_attempt_at: datetime | None
-    fired_at: datetime | None
     completed_at: datetime | None
     raw: Mapping[str, Any] = field(default_factory=dict, repr=False, compare=False)
+
+    @staticmethod
+    def _summary_fields(data: Mapping[str, Any]) -> dict[str, Any]:
+        return {
+            "task_id": str(data.get("taskId", "")),
+            "task_type": str(data.get("taskType", "")),
+            "status": str(data.get("status", "")),
+            "execute_at": parse_time(data.get("executeAt")),
+            "created_at": parse_time(data.get("createdAt")),
+            "callback_url": _str(data.get("callbackUrl")),
+            "priority": _int(data.get("priority")),
+            "attempts": _int(data.get("attempts")) or 0,
+            "last_error": LastError.from_json(data.get("lastError")),
+            "completed_at": parse_time(data.get("completedAt")),
+            "raw": data,
+        }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> TaskSummary:
+        return cls(**cls._summary_fields(data))
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Task(TaskSummary):
+    """A task as `create`, `get`, `cancel`, `reschedule` and `replay` return it."""
+
+    payload: dict[str, Any]
+    payload_version: int | None
+    max_retries: int | None
+    timeout_ms: int | None
+    trace_id: str | None
+    next_attempt_at: datetime | None
+    fired_at: datetime | None
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Task:
         payload = data.get("payload")
         return cls(
-            task_id=str(data.get("taskId", "")),
-            task_type=str(data.get("taskType", "")),
-            status=str(data.get("status", "")),
-            execute_at=parse_time(data.get("executeAt")),
-            created_at=parse_time(data.get("createdAt")),
+            **cls._summary_fields(data),
             payload=dict(payload) if isinstance(payload, Mapping) else {},
             payload_version=_int(data.get("payloadVersion")),
-            callback_url=_str(data.get("callbackUrl")),
             max_retries=_int(data.get("maxRetries")),
             timeout_ms=_int(data.get("timeoutMs")),
             trace_id=_str(data.get("traceId")),
-            priority=_int(data.get("priority")),
-            attempts=_int(data.get("attempts")) or 0,
-            last_error=LastError.from_json(data.get("lastError")),
             next_attempt_at=parse_time(data.get("nextAttemptAt")),
             fired_at=parse_time(data.get("firedAt")),
-            completed_at=parse_time(data.get("completedAt")),
-            raw=data,
         )
 
 
@@ -110,39 +126,6 @@ class CreateResult:
 
     task: Task
     created: bool
-
-
-@dataclass(frozen=True, slots=True)
-class TaskSummary:
-    """A list entry: the task without its payload (`get` the task for it)."""
-
-    task_id: str
-    task_type: str
-    status: str
-    execute_at: datetime | None
-    created_at: datetime | None
-    callback_url: str | None
-    priority: int | None
-    attempts: int
-    last_error: LastError | None
-    completed_at: datetime | None
-    raw: Mapping[str, Any] = field(default_factory=dict, repr=False, compare=False)
-
-    @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> TaskSummary:
-        return cls(
-            task_id=str(data.get("taskId", "")),
-            task_type=str(data.get("taskType", "")),
-            status=str(data.get("status", "")),
-            execute_at=parse_time(data.get("executeAt")),
-            created_at=parse_time(data.get("createdAt")),
-            callback_url=_str(data.get("callbackUrl")),
-            priority=_int(data.get("priority")),
-            attempts=_int(data.get("attempts")) or 0,
-            last_error=LastError.from_json(data.get("lastError")),
-            completed_at=parse_time(data.get("completedAt")),
-            raw=data,
-        )
 
 
 @dataclass(frozen=True, slots=True)
