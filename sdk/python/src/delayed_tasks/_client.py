@@ -53,6 +53,8 @@ class Client:
         http_client: httpx.Client | None = None,
     ) -> None:
         self._core = ClientCore(base_url, api_key=api_key, timeout=timeout, retry=retry)
+        if transport is not None and http_client is not None:
+            raise ValueError("give transport or http_client, not both")
         self._owns_http = http_client is None
         self._http = http_client or httpx.Client(transport=transport)
 

@@ -339,3 +339,14 @@ def test_errors_survive_pickling() -> None:
     )
     rejected = pickle.loads(pickle.dumps(InvalidCallbackError(RejectReason.INVALID_BODY, "x")))  # noqa: S301
     assert rejected.reason == "invalid_body"
+
+
+def test_a_given_http_client_is_used_and_left_open() -> None:
+    rec = Recorder(httpx.Response(200, json=TASK))
+    http = httpx.Client(transport=httpx.MockTransport(rec))
+    with Client("http://dts.test", http_client=http) as c:
+        assert c.get("t-1").task_id == "t-1"
+    assert not http.is_closed
+    http.close()
+    with pytest.raises(ValueError, match="not both"):
+        Client("http://x", http_client=http, transport=httpx.MockTransport(rec))
