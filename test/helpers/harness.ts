@@ -18,7 +18,8 @@ import { createTaskWorkers, runWorkers } from '../../src/worker/workers.js';
 import { CallbackReceiver } from './receiver.js';
 
 let runtimeInstalled = false;
-function quietRuntime(): void {
+/** Installs a silent Temporal runtime; first, before anything else of the SDK runs in this process. */
+export function quietRuntime(): void {
   if (runtimeInstalled) return;
   runtimeInstalled = true;
   Runtime.install({
@@ -37,6 +38,8 @@ function quietRuntime(): void {
 export interface HarnessOptions {
   policies?: PolicyFile;
   env?: Record<string, string>;
+  /** Server and workflow bundle outside vitest (the history recorder); the test run's by default. */
+  server?: { address: string; workflowBundlePath: string };
 }
 
 export class Harness {
@@ -50,6 +53,7 @@ export class Harness {
   tasks!: TaskService;
   private connection!: Connection;
   private nativeConnection!: NativeConnection;
+  private workflowBundlePath!: string;
   private workers: Worker[] = [];
   private running: Promise<void> | undefined;
 
@@ -61,7 +65,8 @@ export class Harness {
 
   private async init(options: HarnessOptions): Promise<void> {
     quietRuntime();
-    const address = inject('temporalAddress');
+    const address = options.server?.address ?? inject('temporalAddress');
+    this.workflowBundlePath = options.server?.workflowBundlePath ?? inject('workflowBundlePath');
     this.config = loadConfig({
       TEMPORAL_ADDRESS: address,
       TASK_QUEUE: this.taskQueue,
@@ -97,7 +102,7 @@ export class Harness {
       taskQueue: this.taskQueue,
       policies: this.policies,
       metrics: this.workerMetrics,
-      workflowBundle: { codePath: inject('workflowBundlePath') },
+      workflowBundle: { codePath: this.workflowBundlePath },
     });
     this.running = runWorkers(this.workers);
   }
