@@ -8,6 +8,7 @@ import queue
 import threading
 import uuid
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
 
@@ -54,10 +55,9 @@ class Receiver:
         return self.delivered.get(timeout=timeout)
 
 
-@pytest.fixture
-def receiver() -> Iterator[Receiver]:
+@contextmanager
+def serve_receiver(secret: str | None) -> Iterator[Receiver]:
     """Handles type `sdk.py`: a payload `{"fail": true}` fails permanently (422)."""
-    secret = os.environ.get("DTS_WEBHOOK_SECRET") or None
     app = CallbackWSGIApp(secrets=[secret] if secret else None)
     server: WSGIServer = make_server("127.0.0.1", 0, app, handler_class=_QuietHandler)
     recv = Receiver(f"http://127.0.0.1:{server.server_port}/callbacks", app)
@@ -76,3 +76,10 @@ def receiver() -> Iterator[Receiver]:
         server.shutdown()
         server.server_close()
         thread.join(timeout=5)
+
+
+@pytest.fixture
+def receiver() -> Iterator[Receiver]:
+    """A receiver checking signatures with the stack's secret (when it signs)."""
+    with serve_receiver(os.environ.get("DTS_WEBHOOK_SECRET") or None) as recv:
+        yield recv

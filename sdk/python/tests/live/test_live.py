@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import base64
 import os
+import queue
 import time
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -11,7 +13,7 @@ import pytest
 
 from delayed_tasks import AsyncClient, Client, Task, TaskConflictError, TaskStatus
 
-from .conftest import Receiver
+from .conftest import Receiver, serve_receiver
 
 pytestmark = pytest.mark.live
 
@@ -126,3 +128,25 @@ async def test_due_task_reaches_a_handler_built_on_the_receiving_helpers(
         assert callback.attempt == 1
         summaries = [t async for t in client.list_all(task_type="sdk.py", page_size=5)]
         assert any(t.task_id == result.task.task_id for t in summaries)
+
+
+def test_a_callback_signed_with_another_secret_never_reaches_the_handler(
+    client: Client, run_id: str
+) -> None:
+    if not os.environ.get("DTS_WEBHOOK_SECRET"):
+        pytest.skip("the stack does not sign callbacks (DTS_WEBHOOK_SECRET unset)")
+    wrong = "whsec_" + base64.b64encode(os.urandom(32)).decode()
+    with serve_receiver(wrong) as receiver:
+        task_id = f"py-{run_id}-forged"
+        client.create(
+            task_type="sdk.py",
+            payload={"run": run_id},
+            delay_seconds=0,
+            callback_url=receiver.url,
+            task_id=task_id,
+        )
+        failed = wait_for_status(client, task_id, TaskStatus.FAILED)
+        assert failed.last_error is not None
+        assert failed.last_error.status_code == 401  # permanent: the signature did not match
+        with pytest.raises(queue.Empty):
+            receiver.delivered.get_nowait()
