@@ -2,6 +2,7 @@
  * The task as the workflow, the activities and the API share it. Pure types and functions:
  * imported by workflow code, so no Node built-ins and no I/O here.
  */
+import type { RetryPolicy } from './backoff.js';
 
 export const TASK_STATUSES = ['SCHEDULED', 'RUNNING', 'SUCCEEDED', 'FAILED', 'CANCELLED'] as const;
 export type TaskStatus = (typeof TASK_STATUSES)[number];
@@ -32,6 +33,8 @@ export interface TaskSpec {
   createdAt: string;
   /** Task queue the callback activity runs on (the task type's policy). */
   callbackTaskQueue: string;
+  /** The task type's retry schedule; absent in inputs recorded before it existed: today's schedule. */
+  retryPolicy?: RetryPolicy;
 }
 
 export interface TaskError {
@@ -40,7 +43,7 @@ export interface TaskError {
 }
 
 /** The task as it is now: the answer of the workflow's `status` query. */
-export interface TaskState extends Omit<TaskSpec, 'callbackTaskQueue'> {
+export interface TaskState extends Omit<TaskSpec, 'callbackTaskQueue' | 'retryPolicy'> {
   status: TaskStatus;
   attempts: number;
   lastError: TaskError | null;
@@ -51,7 +54,7 @@ export interface TaskState extends Omit<TaskSpec, 'callbackTaskQueue'> {
 
 /** A task as it starts: scheduled, nothing attempted yet. */
 export function initialTaskState(spec: TaskSpec): TaskState {
-  const { callbackTaskQueue: _queue, ...fields } = spec;
+  const { callbackTaskQueue: _queue, retryPolicy: _retry, ...fields } = spec;
   return {
     ...fields,
     status: 'SCHEDULED',
