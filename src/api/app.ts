@@ -7,10 +7,11 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import type { Config } from '../config.js';
 import { createAjv, toFieldProblems } from '../validation.js';
-import { ApiError, ERROR_DESCRIPTIONS, ErrorCode } from './errors.js';
+import { ApiError, ERROR_DESCRIPTIONS, ErrorCode, PayloadSchemaError } from './errors.js';
 import { checkNumbers, malformedJson } from './json-body.js';
 import type { ApiMetrics } from './metrics.js';
 import { healthRoutes } from './routes/health.js';
+import { taskTypeRoutes } from './routes/task-types.js';
 import { taskRoutes } from './routes/tasks.js';
 import type { TaskService } from './task-service.js';
 
@@ -60,6 +61,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const apiError = toApiError(error);
+    if (apiError instanceof PayloadSchemaError) {
+      metrics.payloadSchemaRejected(apiError.taskType, apiError.payloadVersion, apiError.versionDeclared);
+    }
     if (apiError.status >= 500) request.log.error({ err: error }, 'request failed');
     else request.log.info({ code: apiError.code, message: apiError.message }, 'request rejected');
     return reply.code(apiError.status).send(apiError.toBody());
@@ -107,6 +111,11 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       tags: [
         { name: 'tasks', description: 'Create, look up, list, cancel and reschedule tasks' },
         { name: 'dead letters', description: 'Inspect and replay FAILED tasks' },
+        {
+          name: 'task types',
+          description:
+            'The catalog: public policy, retry schedule and payload JSON Schemas of each task type',
+        },
         { name: 'operations', description: 'Health and metrics' },
       ],
     },
@@ -116,6 +125,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 
   await app.register(healthRoutes, { ready: () => tasks.ready(), metrics });
   await app.register(taskRoutes, { tasks, onCreated: (taskType) => metrics.taskCreated(taskType) });
+  await app.register(taskTypeRoutes, { policies: tasks.policies });
   return app;
 }
 

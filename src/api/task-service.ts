@@ -63,6 +63,11 @@ export class TaskService {
     this.now = options.now ?? Date.now;
   }
 
+  /** The task-type policies requests are checked against. */
+  get policies(): Policies {
+    return this.options.policies;
+  }
+
   /** Creates a task; the same id with the same spec returns the existing task (`created: false`). */
   async create(body: CreateTaskBody): Promise<{ task: Task; created: boolean }> {
     const policy = this.policyOf(body.taskType);

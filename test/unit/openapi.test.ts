@@ -64,6 +64,8 @@ describe('OpenAPI document', () => {
       '/api/v1/tasks/replay',
       '/api/v1/tasks/cancel',
       '/api/v1/batches/:jobId',
+      '/api/v1/task-types',
+      '/api/v1/task-types/:type/schemas/:version',
       '/healthz',
       '/readyz',
       '/metrics',
