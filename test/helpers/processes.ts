@@ -61,6 +61,11 @@ export class ServiceProcess {
     });
   }
 
+  /** The exit code once the process has ended by itself (a failed boot). */
+  async waitForExit(): Promise<number | null> {
+    return this.exited;
+  }
+
   /** SIGTERM, then the exit code once it has drained. */
   async stop(): Promise<number | null> {
     if (this.child.exitCode === null && this.child.signalCode === null) this.child.kill('SIGTERM');
