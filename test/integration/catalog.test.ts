@@ -83,6 +83,18 @@ function durationMs(duration: { seconds?: unknown; nanos?: number | null } | nul
   return Number(duration?.seconds ?? 0) * 1000 + Math.round((duration?.nanos ?? 0) / 1e6);
 }
 
+/** POST a task of the schema-checked type, due now, calling the receiver. */
+function createOrder(taskId: string, payloadVersion: number, payload: Record<string, unknown>) {
+  return h.create({
+    taskType: ORDER,
+    taskId,
+    payload,
+    payloadVersion,
+    delaySeconds: 0,
+    callbackUrl: h.receiver.url,
+  });
+}
+
 async function metric(name: string, labels: string): Promise<number> {
   const response = await h.app.inject({ method: 'GET', url: '/metrics' });
   const line = response.body.split('\n').find((l) => l.startsWith(`${name}{${labels}}`));
@@ -95,14 +107,7 @@ describe('payload schemas on create', () => {
     { version: 2, payload: { orderId: 'o-2', amount: 12.5 } },
   ])('accepts a valid v$version payload and delivers it', async ({ version, payload }) => {
     const taskId = uniqueId(`valid-v${version}`);
-    const created = await h.create({
-      taskType: ORDER,
-      taskId,
-      payload,
-      payloadVersion: version,
-      delaySeconds: 0,
-      callbackUrl: h.receiver.url,
-    });
+    const created = await createOrder(taskId, version, payload);
     expect(created.status).toBe(201);
     const [call] = await h.receiver.waitForCalls(taskId, 1);
     expect(call?.body).toMatchObject({ payload, payloadVersion: version });
@@ -146,14 +151,7 @@ describe('payload schemas on create', () => {
         'delayed_tasks_payload_schema_rejections_total',
         `task_type="${ORDER}",${label}`,
       );
-      const created = await h.create({
-        taskType: ORDER,
-        taskId,
-        payload,
-        payloadVersion: version,
-        delaySeconds: 0,
-        callbackUrl: h.receiver.url,
-      });
+      const created = await createOrder(taskId, version, payload);
       expect(created.status).toBe(400);
       const error = (created.raw as { error: { code: string; details: unknown[] } }).error;
       expect(error.code).toBe('INVALID_ARGUMENT');
