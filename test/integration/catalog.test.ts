@@ -394,7 +394,7 @@ describe('boot', () => {
       TEMPORAL_ADDRESS: '127.0.0.1:1',
     });
     const exitCode = await Promise.race([
-      api.waitForExit(),
+      api.exitCode(),
       new Promise((resolve) => setTimeout(() => resolve('still running after 30 s'), 30_000)),
     ]);
     if (exitCode === 'still running after 30 s') await api.stop();
@@ -402,5 +402,38 @@ describe('boot', () => {
     const said = api.lines.map((line) => JSON.stringify(line)).join('\n');
     expect(said).toContain(`payload schema ${schemaPath} does not compile`);
     expect(said).not.toContain('API started');
+  });
+});
+
+describe('the catalog with authentication on', () => {
+  let secured: Harness;
+  beforeAll(async () => {
+    secured = await Harness.start({
+      policies: { taskTypes: { [ORDER]: { schemas: { '1': orderV1 } } } },
+      keys: {
+        reader: { owner: 'orders', scopes: ['tasks:read'] },
+        writer: { owner: 'orders', scopes: ['tasks:write'] },
+      },
+    });
+  });
+  afterAll(async () => {
+    await secured?.stop();
+  });
+
+  it.each([
+    { name: 'no key', key: undefined, status: 401, code: 'UNAUTHENTICATED' },
+    { name: 'a key without tasks:read', key: 'writer', status: 403, code: 'PERMISSION_DENIED' },
+    { name: 'a key with tasks:read', key: 'reader', status: 200, code: undefined },
+  ])('answers $status to $name', async ({ key, status, code }) => {
+    for (const url of ['/api/v1/task-types', `/api/v1/task-types/${ORDER}/schemas/1`]) {
+      const response = await secured.app.inject({
+        method: 'GET',
+        url,
+        headers: key ? { authorization: `Bearer ${secured.keys[key]!.key}` } : {},
+      });
+      expect(response.statusCode, url).toBe(status);
+      if (code) expect(response.json().error.code).toBe(code);
+      else expect(response.body).toContain(ORDER.split('.')[0]);
+    }
   });
 });

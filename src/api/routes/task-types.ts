@@ -1,4 +1,7 @@
-/** The published task-type catalog: public policies and payload schemas, never secrets. */
+/**
+ * The published task-type catalog: public policies and payload schemas, never secrets. Both routes
+ * need scope `tasks:read` (src/api/auth.ts) when authentication is on.
+ */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Policies, TaskTypePolicy } from '../../policies.js';
 import { ApiError, ErrorCode } from '../errors.js';
@@ -14,15 +17,25 @@ export interface TaskTypeRoutesOptions {
   policies: Policies;
 }
 
+const errors = {
+  400: ErrorBodySchema,
+  401: ErrorBodySchema,
+  403: ErrorBodySchema,
+  404: ErrorBodySchema,
+  429: ErrorBodySchema,
+  500: ErrorBodySchema,
+};
+
 export const taskTypeRoutes: FastifyPluginAsyncTypebox<TaskTypeRoutesOptions> = async (app, { policies }) => {
   app.get(
     '/api/v1/task-types',
     {
+      config: { scope: 'tasks:read' },
       schema: {
         operationId: 'listTaskTypes',
         tags: ['task types'],
         summary: 'Every declared task type with its public policy and payload schema versions',
-        response: { 200: TaskTypeCatalogSchema, 500: ErrorBodySchema },
+        response: { 200: TaskTypeCatalogSchema, ...errors },
       },
     },
     async () => {
@@ -38,12 +51,13 @@ export const taskTypeRoutes: FastifyPluginAsyncTypebox<TaskTypeRoutesOptions> = 
   app.get(
     '/api/v1/task-types/:type/schemas/:version',
     {
+      config: { scope: 'tasks:read' },
       schema: {
         operationId: 'getPayloadSchema',
         tags: ['task types'],
         summary: 'The JSON Schema of one payloadVersion of a task type',
         params: PayloadSchemaParamsSchema,
-        response: { 200: PayloadJsonSchemaSchema, 400: ErrorBodySchema, 404: ErrorBodySchema },
+        response: { 200: PayloadJsonSchemaSchema, ...errors },
       },
     },
     async (request, reply) => {
