@@ -9,10 +9,11 @@ import type { KeyStore } from '../auth/key-store.js';
 import type { Config } from '../config.js';
 import { createAjv, toFieldProblems } from '../validation.js';
 import { registerAuth, SECURITY_SCHEME } from './auth.js';
-import { ApiError, ERROR_DESCRIPTIONS, ErrorCode } from './errors.js';
+import { ApiError, ERROR_DESCRIPTIONS, ErrorCode, PayloadSchemaError } from './errors.js';
 import { checkNumbers, malformedJson } from './json-body.js';
 import type { ApiMetrics } from './metrics.js';
 import { healthRoutes } from './routes/health.js';
+import { taskTypeRoutes } from './routes/task-types.js';
 import { taskRoutes } from './routes/tasks.js';
 import type { TaskService } from './task-service.js';
 
@@ -66,6 +67,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const apiError = toApiError(error);
+    if (apiError instanceof PayloadSchemaError) {
+      metrics.payloadSchemaRejected(apiError.taskType, apiError.payloadVersion, apiError.versionDeclared);
+    }
     if (request.audit) request.audit.outcome = apiError.code;
     if (apiError.code === ErrorCode.Unauthenticated) {
       reply.header('www-authenticate', 'Bearer realm="delayed-task-service"');
@@ -126,6 +130,11 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       tags: [
         { name: 'tasks', description: 'Create, look up, list, cancel and reschedule tasks' },
         { name: 'dead letters', description: 'Inspect and replay FAILED tasks' },
+        {
+          name: 'task types',
+          description:
+            'The catalog: public policy, retry schedule and payload JSON Schemas of each task type',
+        },
         { name: 'operations', description: 'Health and metrics' },
       ],
       components: {
@@ -151,6 +160,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     serveMetrics: options.serveMetrics ?? config.metrics.port === undefined,
   });
   await app.register(taskRoutes, { tasks, onCreated: (taskType) => metrics.taskCreated(taskType) });
+  await app.register(taskTypeRoutes, { policies: tasks.policies });
   return app;
 }
 

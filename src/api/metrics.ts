@@ -32,6 +32,12 @@ export class ApiMetrics {
     labelNames: ['task_type'],
     registers: [this.registry],
   });
+  private readonly schemaRejections = new Counter({
+    name: 'delayed_tasks_payload_schema_rejections_total',
+    help: "Payloads refused by their task type's JSON Schema, by task type and payload version (`undeclared`: a version the type does not declare)",
+    labelNames: ['task_type', 'payload_version'],
+    registers: [this.registry],
+  });
   readonly httpDuration = new Histogram({
     name: 'http_request_duration_seconds',
     help: 'API request duration by method, route and status code',
@@ -74,6 +80,14 @@ export class ApiMetrics {
 
   taskCreated(taskType: string): void {
     this.created.inc({ task_type: this.taskType.of(taskType) });
+  }
+
+  /** Only declared types have schemas, and undeclared versions share one label: bounded series. */
+  payloadSchemaRejected(taskType: string, payloadVersion: number, versionDeclared: boolean): void {
+    this.schemaRejections.inc({
+      task_type: this.taskType.of(taskType),
+      payload_version: versionDeclared ? String(payloadVersion) : 'undeclared',
+    });
   }
 
   private counts(): Promise<TaskCounts> {

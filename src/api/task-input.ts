@@ -7,7 +7,7 @@ import type { Config } from '../config.js';
 import type { TaskTypePolicy } from '../policies.js';
 import { PAYLOAD_VERSION_DEFAULT, PRIORITY } from '../shared/limits.js';
 import type { TaskSpec } from '../shared/task.js';
-import { ApiError, ErrorCode, invalidArgument } from './errors.js';
+import { ApiError, ErrorCode, invalidArgument, PayloadSchemaError } from './errors.js';
 import type { CreateTaskBody } from './schemas/tasks.js';
 
 export type Limits = Config['limits'];
@@ -117,6 +117,35 @@ export function depthOf(value: unknown): number {
   return deepest + 1;
 }
 
+/**
+ * The payload against its type's schema for its version: every violation as one detail. A type
+ * without schemas accepts any payload; one with schemas refuses a version it does not declare.
+ */
+export function checkPayloadSchema(
+  payload: Record<string, unknown>,
+  payloadVersion: number,
+  policy: TaskTypePolicy,
+): void {
+  const schemas = policy.payloadSchemas;
+  if (!schemas) return;
+  const result = schemas.check(payloadVersion, payload);
+  if (result.ok) return;
+  if (result.unknownVersion) {
+    const reason = `is not a declared version of task type ${policy.name} (declared: ${result.declared.join(', ')})`;
+    throw new PayloadSchemaError(policy.name, payloadVersion, false, `payloadVersion ${reason}`, [
+      { field: 'payloadVersion', reason },
+    ]);
+  }
+  const [first] = result.problems;
+  throw new PayloadSchemaError(
+    policy.name,
+    payloadVersion,
+    true,
+    `payload does not match the schema of ${policy.name} v${payloadVersion}${first ? `: ${first.field} ${first.reason}` : ''}`,
+    result.problems,
+  );
+}
+
 /** An absolute http(s) URL, on an allowed host when the policy restricts hosts. */
 export function checkCallbackUrl(url: string | undefined, policy: TaskTypePolicy): string {
   const value = url ?? policy.callbackUrl;
@@ -176,14 +205,16 @@ export function buildTaskSpec(
   ctx: CreateContext,
 ): { spec: TaskSpec; fingerprint: string } {
   const payload = body.payload as Record<string, unknown>;
+  const payloadVersion = body.payloadVersion ?? PAYLOAD_VERSION_DEFAULT;
   checkPayload(payload, ctx.limits);
+  checkPayloadSchema(payload, payloadVersion, ctx.policy);
   const executeAtMs = resolveWhen(body, ctx.now, ctx.limits);
   const spec: TaskSpec = {
     taskId: body.taskId ?? ctx.newTaskId(),
     owner: ctx.owner,
     taskType: body.taskType,
     payload,
-    payloadVersion: body.payloadVersion ?? PAYLOAD_VERSION_DEFAULT,
+    payloadVersion,
     executeAt: new Date(executeAtMs).toISOString(),
     callbackUrl: checkCallbackUrl(body.callbackUrl, ctx.policy),
     maxRetries: capped('maxRetries', body.maxRetries, ctx.policy.maxRetries),
@@ -192,6 +223,7 @@ export function buildTaskSpec(
     priority: body.priority ?? PRIORITY.default,
     createdAt: new Date(ctx.now).toISOString(),
     callbackTaskQueue: ctx.callbackTaskQueue,
+    retryPolicy: ctx.policy.retry,
   };
   // A retried create with delaySeconds computes a later executeAt: compare what was asked for.
   const when =

@@ -34,7 +34,14 @@ import type {
   TaskList,
   TaskSummary,
 } from './schemas/tasks.js';
-import { buildTaskSpec, capped, checkPayload, digest, resolveWhen } from './task-input.js';
+import {
+  buildTaskSpec,
+  capped,
+  checkPayload,
+  checkPayloadSchema,
+  digest,
+  resolveWhen,
+} from './task-input.js';
 import { isNotRunning, toApiError } from './temporal-errors.js';
 
 type Payload = temporal.api.common.v1.IPayload;
@@ -58,6 +65,11 @@ export class TaskService {
     this.taskQueue = options.config.temporal.taskQueue;
     this.client = new Client({ connection: options.connection, namespace: this.namespace });
     this.now = options.now ?? Date.now;
+  }
+
+  /** The task-type policies requests are checked against. */
+  get policies(): Policies {
+    return this.options.policies;
   }
 
   /**
@@ -167,14 +179,18 @@ export class TaskService {
     const policy = this.policyOf(previous.taskType);
     const limits = this.options.config.limits;
     const payload = (body.payload as Record<string, unknown> | undefined) ?? previous.payload;
+    const payloadVersion = body.payloadVersion ?? previous.payloadVersion;
     if (body.payload) checkPayload(payload, limits);
+    // An edited payload or version must keep the type's promise; an unchanged one replays as it was.
+    if (body.payload || body.payloadVersion !== undefined)
+      checkPayloadSchema(payload, payloadVersion, policy);
     const now = this.now();
     const spec: TaskSpec = {
       taskId,
       owner: access.owner,
       taskType: previous.taskType,
       payload,
-      payloadVersion: body.payloadVersion ?? previous.payloadVersion,
+      payloadVersion,
       executeAt: new Date(resolveWhen(body, now, limits, true)).toISOString(),
       callbackUrl: previous.callbackUrl,
       maxRetries:
@@ -186,6 +202,7 @@ export class TaskService {
       priority: previous.priority,
       createdAt: previous.createdAt,
       callbackTaskQueue: Policies.taskQueue(this.taskQueue, policy),
+      retryPolicy: policy.retry,
     };
     try {
       await this.start(spec, fingerprintOf(spec), 'ALLOW_DUPLICATE');

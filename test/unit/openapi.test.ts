@@ -64,6 +64,8 @@ describe('OpenAPI document', () => {
       '/api/v1/tasks/replay',
       '/api/v1/tasks/cancel',
       '/api/v1/batches/:jobId',
+      '/api/v1/task-types',
+      '/api/v1/task-types/:type/schemas/:version',
       '/healthz',
       '/readyz',
       '/metrics',
@@ -98,6 +100,8 @@ describe('OpenAPI document', () => {
       'post /api/v1/tasks/replay': 'admin',
       'post /api/v1/tasks/cancel': 'admin',
       'get /api/v1/batches/{jobId}': 'admin',
+      'get /api/v1/task-types': 'tasks:read',
+      'get /api/v1/task-types/{type}/schemas/{version}': 'tasks:read',
     };
     for (const [path, methods] of Object.entries(doc.paths)) {
       for (const [method, operation] of Object.entries(methods)) {

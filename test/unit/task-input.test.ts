@@ -173,6 +173,7 @@ describe('buildTaskSpec', () => {
       priority: 3,
       createdAt: '2026-12-02T10:00:00.000Z',
       callbackTaskQueue: 'q.callbacks._default',
+      retryPolicy: { initialIntervalMs: 1000, multiplier: 2, maxIntervalMs: 600_000, immediateRetries: 0 },
     });
   });
 
