@@ -7,6 +7,7 @@ import Type, { type Static } from 'typebox';
 import { callbackTaskQueue, DEFAULT_POLICY_NAME } from './shared/constants.js';
 import { MAX_RETRIES, TASK_TYPE_PATTERN, TIMEOUT_MS } from './shared/limits.js';
 import { createAjv, toFieldProblems } from './validation.js';
+import { HEADER_NAME_PATTERN, headerProblems, type HeaderSource } from './security/header-secrets.js';
 
 const range = (limits: { min: number; max: number }, what: string) =>
   Type.Object(
@@ -24,6 +25,22 @@ const range = (limits: { min: number; max: number }, what: string) =>
     },
     { additionalProperties: false },
   );
+
+// --- security: header secrets (values from the worker's environment or files, never from a task) ---
+const HeaderSourceSchema = Type.Union([
+  Type.Object(
+    { env: Type.String({ pattern: '^[A-Za-z_][A-Za-z0-9_]*$', description: 'Environment variable' }) },
+    { additionalProperties: false },
+  ),
+  Type.Object(
+    { file: Type.String({ minLength: 1, description: 'File whose content (trimmed) is the value' }) },
+    { additionalProperties: false },
+  ),
+]);
+const HeadersSchema = Type.Record(Type.String({ pattern: HEADER_NAME_PATTERN }), HeaderSourceSchema, {
+  description: 'Static headers added to each callback, e.g. {"Authorization": {"env": "ORDERS_TOKEN"}}',
+});
+// --- end security ---
 
 export const PolicySchema = Type.Object(
   {
@@ -55,6 +72,8 @@ export const PolicySchema = Type.Object(
         description: 'Callback attempts per second across all workers',
       }),
     ),
+    // --- security: header secrets ---
+    headers: Type.Optional(HeadersSchema),
   },
   { additionalProperties: false },
 );
@@ -83,6 +102,8 @@ export interface TaskTypePolicy {
   timeoutMs: { default: number; max: number };
   concurrency: number;
   ratePerSecond: number | undefined;
+  /** Header name → where the worker reads its value when it sends (security). */
+  headers: Readonly<Record<string, HeaderSource>>;
 }
 
 export const DEFAULT_CONCURRENCY = 100;
@@ -158,7 +179,14 @@ function resolve(
     timeoutMs: bounds(pick('timeoutMs'), TIMEOUT_MS, 'timeoutMs'),
     concurrency: pick('concurrency') ?? DEFAULT_CONCURRENCY,
     ratePerSecond: pick('ratePerSecond'),
+    headers: checkedHeaders(name, pick('headers') ?? {}),
   };
+}
+
+function checkedHeaders(name: string, headers: Record<string, HeaderSource>): Record<string, HeaderSource> {
+  const problems = headerProblems(headers);
+  if (problems.length > 0) throw new PolicyError(`task policy ${name}: ${problems.join('; ')}`);
+  return headers;
 }
 
 /** Reads and validates the policy file; no path means defaults for every type. */

@@ -8,6 +8,7 @@ import { Client, Connection } from '@temporalio/client';
 import { buildTaskSpec } from '../../src/api/task-input.js';
 import { loadConfig } from '../../src/config.js';
 import { Policies } from '../../src/policies.js';
+import { CallbackGuard } from '../../src/security/callback-guard.js';
 import { taskStartOptions } from '../../src/api/task-service.js';
 import { TASK_WORKFLOW_TYPE } from '../../src/shared/constants.js';
 import type { delayedTask } from '../../src/workflows/delayed-task.js';
@@ -20,7 +21,9 @@ export class OursDirect implements System {
   readonly name = 'ours-direct';
   readonly storeKind = 'SQLite file';
   private readonly policies = new Policies();
-  private readonly limits = loadConfig({}).limits;
+  // The benchmark's receiver is on loopback: allowed here as in the stack's environment (ours-stack.ts).
+  private readonly config = loadConfig({ CALLBACK_ALLOW_CIDRS: '127.0.0.0/8,::1/128' });
+  private readonly guard = new CallbackGuard(this.config.callbacks);
 
   private constructor(
     private readonly stack: OursStack,
@@ -46,10 +49,11 @@ export class OursDirect implements System {
       },
       {
         now: Date.now(),
-        limits: this.limits,
+        limits: this.config.limits,
         policy,
         callbackTaskQueue: Policies.taskQueue(this.stack.taskQueue, policy),
         newTaskId: randomUUID,
+        guard: this.guard,
       },
     );
     // Exactly how the API starts a task (src/api/task-service.ts).

@@ -10,6 +10,7 @@ import { freePort } from '../infra/ports.js';
 import { TemporalPostgres } from '../infra/temporal-postgres.js';
 import { TemporalDevServer, type TemporalServer } from '../infra/temporal-server.js';
 import { waitUntil } from '../infra/wait.js';
+import { mintWebhookSecret } from '../../src/security/webhook-signature.js';
 import type { SystemEnv } from './system.js';
 
 export class OursStack {
@@ -29,6 +30,9 @@ export class OursStack {
       TEMPORAL_ADDRESS: server.address,
       TASK_QUEUE: taskQueue,
       LOG_LEVEL: 'warn',
+      // The benchmark's receiver listens on loopback, which the SSRF guard refuses by default.
+      CALLBACK_ALLOW_CIDRS: '127.0.0.0/8,::1/128',
+      WEBHOOK_SECRET: mintWebhookSecret(),
     };
     const workerPort = await freePort();
     const worker = Child.start({

@@ -8,6 +8,7 @@ import {
   WorkflowExecutionAlreadyStartedError,
   defaultPayloadConverter,
   type Connection,
+  type DataConverter,
   type WorkflowStartOptions,
 } from '@temporalio/client';
 import proto, { type temporal } from '@temporalio/proto';
@@ -17,6 +18,12 @@ import { SEARCH_ATTRIBUTES, TASK_WORKFLOW_TYPE } from '../shared/constants.js';
 import type { TaskError, TaskSpec, TaskState, TaskStatus } from '../shared/task.js';
 import { initialTaskState, TASK_STATUSES } from '../shared/task.js';
 import { cancelSignal, rescheduleUpdate, statusQuery, type delayedTask } from '../workflows/delayed-task.js';
+import {
+  CallbackGuard,
+  CallbackRefusedError,
+  systemResolver,
+  type Resolver,
+} from '../security/callback-guard.js';
 import { ApiError, ErrorCode, invalidArgument } from './errors.js';
 import type {
   BatchJob,
@@ -41,19 +48,32 @@ export interface TaskServiceOptions {
   config: Readonly<Config>;
   policies: Policies;
   now?: () => number;
+  /** Resolves callback hosts at create (the SSRF guard); the system resolver by default. */
+  resolve?: Resolver;
+  /** Payload codec and failure converter (encryption); Temporal's defaults when absent. */
+  dataConverter?: DataConverter;
 }
+
+/** How long a create waits for DNS before leaving the address check to send time. */
+const CREATE_RESOLVE_TIMEOUT_MS = 2_000;
 
 export class TaskService {
   private readonly client: Client;
   private readonly namespace: string;
   private readonly taskQueue: string;
   private readonly now: () => number;
+  private readonly guard: CallbackGuard;
 
   constructor(private readonly options: TaskServiceOptions) {
     this.namespace = options.config.temporal.namespace;
     this.taskQueue = options.config.temporal.taskQueue;
-    this.client = new Client({ connection: options.connection, namespace: this.namespace });
+    this.client = new Client({
+      connection: options.connection,
+      namespace: this.namespace,
+      ...(options.dataConverter ? { dataConverter: options.dataConverter } : {}),
+    });
     this.now = options.now ?? Date.now;
+    this.guard = new CallbackGuard(options.config.callbacks);
   }
 
   /** Creates a task; the same id with the same spec returns the existing task (`created: false`). */
@@ -65,7 +85,9 @@ export class TaskService {
       policy,
       callbackTaskQueue: Policies.taskQueue(this.taskQueue, policy),
       newTaskId: randomUUID,
+      guard: this.guard,
     });
+    await this.checkCallbackAddresses(spec.callbackUrl);
     try {
       await this.start(spec, fingerprint, 'REJECT_DUPLICATE');
       return { task: toTask(initialTaskState(spec)), created: true };
@@ -80,6 +102,24 @@ export class TaskService {
       throw new ApiError(ErrorCode.TaskConflict, `task ${spec.taskId} exists with a different specification`);
     }
     return { task: await this.get(spec.taskId), created: false };
+  }
+
+  /** The SSRF guard on what the callback host resolves to now; send time checks again. */
+  private async checkCallbackAddresses(callbackUrl: string): Promise<void> {
+    const resolve = this.options.resolve ?? systemResolver;
+    const bounded: Resolver = (hostname) =>
+      Promise.race([
+        resolve(hostname),
+        new Promise<never>((_, reject) =>
+          setTimeout(() => reject(new Error('DNS timed out')), CREATE_RESOLVE_TIMEOUT_MS).unref(),
+        ),
+      ]);
+    try {
+      await this.guard.checkResolved(new URL(callbackUrl), bounded);
+    } catch (err) {
+      if (err instanceof CallbackRefusedError) throw invalidArgument('callbackUrl', err.message);
+      throw err;
+    }
   }
 
   async get(taskId: string): Promise<Task> {

@@ -10,7 +10,7 @@ import { loadPolicies } from '../policies.js';
 import { connectionOptions } from '../temporal/connection.js';
 import { startWorkerHttp } from './http.js';
 import { WorkerMetrics } from './metrics.js';
-import { createTaskWorkers, runWorkers } from './workers.js';
+import { callbackDepsFromConfig, createTaskWorkers, runWorkers } from './workers.js';
 
 const config = loadConfig();
 const logger = createLogger(config.logLevel, 'worker');
@@ -32,6 +32,12 @@ Runtime.install({
   shutdownSignals: [],
 });
 
+const callbackDeps = callbackDepsFromConfig(config);
+if (!callbackDeps.secrets?.configured) {
+  logger.warn(
+    'no webhook signing secret configured (WEBHOOK_SECRET, WEBHOOK_SECRETS_FILE): callbacks fail until one is',
+  );
+}
 const metrics = new WorkerMetrics();
 const connection = await NativeConnection.connect(connectionOptions(config.temporal));
 const workers = await createTaskWorkers({
@@ -43,6 +49,7 @@ const workers = await createTaskWorkers({
   maxCachedWorkflows: config.worker.maxCachedWorkflows,
   maxConcurrentWorkflowTasks: config.worker.maxConcurrentWorkflowTasks,
   shutdownGraceMs: config.worker.shutdownGraceMs,
+  callbackDeps,
 });
 
 const http = await startWorkerHttp({

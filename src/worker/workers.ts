@@ -17,7 +17,9 @@ import {
   type WorkflowBundleWithSourceMap,
 } from '@temporalio/worker';
 import { createActivities, type CallbackDeps } from '../activities/callback.js';
-import { WORKER_DEFAULTS } from '../config.js';
+import { WORKER_DEFAULTS, type Config } from '../config.js';
+import { CallbackGuard } from '../security/callback-guard.js';
+import { WebhookSecrets } from '../security/webhook-secrets.js';
 import { Policies } from '../policies.js';
 import type { TaskSinks } from '../shared/sinks.js';
 import type { WorkerMetrics } from './metrics.js';
@@ -36,8 +38,20 @@ export interface TaskWorkersOptions {
   maxConcurrentWorkflowTasks?: number;
   /** On shutdown, how long in-flight callbacks may run on before they are cancelled. @defaultValue 30000 */
   shutdownGraceMs?: number;
-  /** Passed to the callback activities (connection pool). */
+  /** Passed to the callback activities (SSRF guard, DNS, signing secrets, connection pool). */
   callbackDeps?: Omit<CallbackDeps, 'observer'>;
+}
+
+/** The callback activities' SSRF guard, signing secrets and response cap, from configuration. */
+export function callbackDepsFromConfig(config: Readonly<Config>): Omit<CallbackDeps, 'observer'> {
+  return {
+    guard: new CallbackGuard(config.callbacks),
+    secrets: new WebhookSecrets({
+      defaultSecrets: config.webhooks.defaultSecrets,
+      secretsFile: config.webhooks.secretsFile,
+    }),
+    maxResponseBytes: config.callbacks.maxResponseBytes,
+  };
 }
 
 /** Path of the workflows module: compiled JavaScript in dist/, TypeScript when run from src/. */
@@ -91,7 +105,11 @@ export async function createTaskWorkers(options: TaskWorkersOptions): Promise<Wo
     maxConcurrentWorkflowTaskExecutions:
       options.maxConcurrentWorkflowTasks ?? WORKER_DEFAULTS.maxConcurrentWorkflowTasks,
   });
-  const activities = createActivities({ ...options.callbackDeps, observer: metrics?.observer });
+  const activities = createActivities({
+    headersFor: (taskType) => policies.forType(taskType)?.headers ?? {},
+    ...options.callbackDeps,
+    observer: metrics?.observer,
+  });
   const callbackWorkers = policies.all().map((policy) => {
     const workerOptions: WorkerOptions = {
       connection,

@@ -14,7 +14,8 @@ import { TaskService } from '../../src/api/task-service.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import { Policies, type PolicyFile } from '../../src/policies.js';
 import { WorkerMetrics } from '../../src/worker/metrics.js';
-import { createTaskWorkers, runWorkers } from '../../src/worker/workers.js';
+import { callbackDepsFromConfig, createTaskWorkers, runWorkers } from '../../src/worker/workers.js';
+import type { Resolver } from '../../src/security/callback-guard.js';
 import { CallbackReceiver } from './receiver.js';
 
 let runtimeInstalled = false;
@@ -37,7 +38,21 @@ function quietRuntime(): void {
 export interface HarnessOptions {
   policies?: PolicyFile;
   env?: Record<string, string>;
+  /** Stands in for DNS in the API's create check and the worker's connection pool. */
+  resolve?: Resolver;
 }
+
+/** Signing secret of the `default` owner in every harness (tests verify signatures with it). */
+export const TEST_WEBHOOK_SECRET = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
+
+/**
+ * Environment every integration test starts from. The receivers listen on loopback, which the SSRF
+ * guard refuses by default: the tests allow loopback explicitly, here and only here.
+ */
+export const TEST_ENV: Readonly<Record<string, string>> = {
+  CALLBACK_ALLOW_CIDRS: '127.0.0.0/8,::1/128',
+  WEBHOOK_SECRET: TEST_WEBHOOK_SECRET,
+};
 
 export class Harness {
   readonly taskQueue = `test-${randomUUID()}`;
@@ -51,6 +66,7 @@ export class Harness {
   private connection!: Connection;
   private nativeConnection!: NativeConnection;
   private workers: Worker[] = [];
+  private resolve: Resolver | undefined;
   private running: Promise<void> | undefined;
 
   static async start(options: HarnessOptions = {}): Promise<Harness> {
@@ -66,8 +82,10 @@ export class Harness {
       TEMPORAL_ADDRESS: address,
       TASK_QUEUE: this.taskQueue,
       LOG_LEVEL: 'silent',
+      ...TEST_ENV,
       ...options.env,
     });
+    this.resolve = options.resolve;
     this.policies = new Policies(options.policies ?? {});
     this.receiver = await CallbackReceiver.start();
     this.connection = await Connection.connect({ address });
@@ -77,6 +95,7 @@ export class Harness {
       connection: this.connection,
       config: this.config,
       policies: this.policies,
+      ...(this.resolve ? { resolve: this.resolve } : {}),
     });
     const metrics = new ApiMetrics({
       readCounts: async () => ({
@@ -98,6 +117,10 @@ export class Harness {
       policies: this.policies,
       metrics: this.workerMetrics,
       workflowBundle: { codePath: inject('workflowBundlePath') },
+      callbackDeps: {
+        ...callbackDepsFromConfig(this.config),
+        ...(this.resolve ? { resolve: this.resolve } : {}),
+      },
     });
     this.running = runWorkers(this.workers);
   }
