@@ -9,7 +9,7 @@ import { TaskService } from '../../src/api/task-service.js';
 import { loadConfig } from '../../src/config.js';
 import { Policies } from '../../src/policies.js';
 import { Connection } from '@temporalio/client';
-import { Harness } from '../helpers/harness.js';
+import { Harness, TEST_ENV } from '../helpers/harness.js';
 import { waitForStatus } from '../helpers/tasks.js';
 import { waitFor } from '../helpers/wait.js';
 
@@ -54,6 +54,7 @@ describe('Temporal unreachable', () => {
       TEMPORAL_ADDRESS: '127.0.0.1:1',
       TEMPORAL_RPC_TIMEOUT_MS: '1000',
       LOG_LEVEL: 'silent',
+      ...TEST_ENV,
     });
     const connection = Connection.lazy({ address: config.temporal.address });
     const tasks = new TaskService({ connection, config, policies: new Policies() });
