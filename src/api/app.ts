@@ -4,12 +4,14 @@
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { PayloadCodec } from '@temporalio/common';
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import type { Config } from '../config.js';
 import { createAjv, toFieldProblems } from '../validation.js';
 import { ApiError, ERROR_DESCRIPTIONS, ErrorCode } from './errors.js';
 import { checkNumbers, malformedJson } from './json-body.js';
 import type { ApiMetrics } from './metrics.js';
+import { codecRoutes } from './routes/codec.js';
 import { healthRoutes } from './routes/health.js';
 import { taskRoutes } from './routes/tasks.js';
 import type { TaskService } from './task-service.js';
@@ -18,6 +20,8 @@ export interface AppOptions {
   config: Readonly<Config>;
   tasks: TaskService;
   metrics: ApiMetrics;
+  /** Serves /codec/encode and /codec/decode with it (encryption on); no codec routes when absent. */
+  codec?: PayloadCodec;
   /** Fastify's logger option: a pino instance in production, false in quiet tests. */
   logger?: FastifyServerOptions['loggerInstance'] | false;
 }
@@ -116,6 +120,13 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 
   await app.register(healthRoutes, { ready: () => tasks.ready(), metrics });
   await app.register(taskRoutes, { tasks, onCreated: (taskType) => metrics.taskCreated(taskType) });
+  if (options.codec) {
+    await app.register(codecRoutes, {
+      codec: options.codec,
+      authToken: config.codec.authToken,
+      corsOrigins: config.codec.corsOrigins,
+    });
+  }
   return app;
 }
 

@@ -5,7 +5,9 @@ import { Connection } from '@temporalio/client';
 import { loadConfig } from '../config.js';
 import { createLogger } from '../observability/logger.js';
 import { loadPolicies } from '../policies.js';
+import { loadPayloadKeyring } from '../security/payload-codec.js';
 import { connectionOptions } from '../temporal/connection.js';
+import { createDataConverter } from '../temporal/data-converter.js';
 import { buildApp } from './app.js';
 import { ApiMetrics, GAUGED_STATUSES, oldestAgeSeconds } from './metrics.js';
 import { TaskService } from './task-service.js';
@@ -15,7 +17,9 @@ const logger = createLogger(config.logLevel, 'api');
 const policies = loadPolicies(config.policiesFile);
 // Lazy: the API starts (and /readyz says 503) while Temporal is down, and recovers when it is back.
 const connection = Connection.lazy(connectionOptions(config.temporal));
-const tasks = new TaskService({ connection, config, policies });
+const keyring = loadPayloadKeyring(config.encryption);
+const dataConverter = createDataConverter(keyring);
+const tasks = new TaskService({ connection, config, policies, dataConverter });
 const metrics = new ApiMetrics({
   readCounts: async () => {
     const now = Date.now();
@@ -30,7 +34,8 @@ const metrics = new ApiMetrics({
     return { byStatus: await tasks.countByStatus(GAUGED_STATUSES), overdue, oldestOverdueSeconds };
   },
 });
-const app = await buildApp({ config, tasks, metrics, logger });
+const codec = dataConverter.payloadCodecs?.[0];
+const app = await buildApp({ config, tasks, metrics, logger, ...(codec ? { codec } : {}) });
 
 let closing = false;
 async function close(signal: string): Promise<void> {

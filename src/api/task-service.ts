@@ -9,8 +9,10 @@ import {
   defaultPayloadConverter,
   type Connection,
   type DataConverter,
+  type Payload as CommonPayload,
   type WorkflowStartOptions,
 } from '@temporalio/client';
+import type { PayloadCodec } from '@temporalio/common';
 import proto, { type temporal } from '@temporalio/proto';
 import type { Config } from '../config.js';
 import { Policies, type TaskTypePolicy } from '../policies.js';
@@ -63,6 +65,7 @@ export class TaskService {
   private readonly taskQueue: string;
   private readonly now: () => number;
   private readonly guard: CallbackGuard;
+  private readonly codecs: PayloadCodec[];
 
   constructor(private readonly options: TaskServiceOptions) {
     this.namespace = options.config.temporal.namespace;
@@ -74,6 +77,7 @@ export class TaskService {
     });
     this.now = options.now ?? Date.now;
     this.guard = new CallbackGuard(options.config.callbacks);
+    this.codecs = options.dataConverter?.payloadCodecs ?? [];
   }
 
   /** Creates a task; the same id with the same spec returns the existing task (`created: false`). */
@@ -239,7 +243,11 @@ export class TaskService {
     );
     const executions = response.executions ?? [];
     const latest = await Promise.all(executions.map((execution) => this.isLatestRun(execution)));
-    const tasks = executions.filter((_, i) => latest[i]).map(toSummary);
+    const tasks = await Promise.all(
+      executions
+        .filter((_, i) => latest[i])
+        .map(async (execution) => toSummary(await this.decodeMemo(execution))),
+    );
     const token =
       response.nextPageToken && response.nextPageToken.length > 0
         ? Buffer.from(response.nextPageToken).toString('base64url')
@@ -274,12 +282,14 @@ export class TaskService {
   async bulkCancel(body: BulkCancelBody): Promise<BatchJob> {
     const statuses: TaskStatus[] = body.status ? [body.status] : ['SCHEDULED', 'RUNNING'];
     const query = `${this.filterQuery(body.taskType, statuses)} AND ExecutionStatus = 'Running'`;
-    const input = defaultPayloadConverter.toPayload({ reason: 'bulk cancel through the API' });
+    const [input] = await this.encode([
+      defaultPayloadConverter.toPayload({ reason: 'bulk cancel through the API' }),
+    ]);
     return this.startBatch('cancel', query, {
       signalOperation: {
         signal: cancelSignal.name,
         identity: 'delayed-task-api',
-        input: { payloads: [input] },
+        input: { payloads: [input!] },
       },
     });
   }
@@ -428,6 +438,28 @@ export class TaskService {
       workflowId,
     ).catch(() => undefined);
     return !description || description.runId === execution.execution?.runId;
+  }
+
+  /** Payloads through the codecs (encryption), as the SDK would before sending them. */
+  private async encode(payloads: Payload[]): Promise<Payload[]> {
+    let encoded = payloads as CommonPayload[];
+    for (const codec of this.codecs) encoded = await codec.encode(encoded);
+    return encoded;
+  }
+
+  /** A raw visibility row's memo, decoded (the SDK only does this for its own list calls). */
+  private async decodeMemo(
+    execution: temporal.api.workflow.v1.IWorkflowExecutionInfo,
+  ): Promise<temporal.api.workflow.v1.IWorkflowExecutionInfo> {
+    const fields = execution.memo?.fields;
+    if (!fields || this.codecs.length === 0) return execution;
+    const names = Object.keys(fields);
+    let payloads = names.map((name) => fields[name] as CommonPayload);
+    for (const codec of [...this.codecs].reverse()) payloads = await codec.decode(payloads);
+    return {
+      ...execution,
+      memo: { fields: Object.fromEntries(names.map((name, i) => [name, payloads[i]!])) },
+    };
   }
 
   private deadline(): number {

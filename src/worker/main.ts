@@ -8,6 +8,8 @@ import { loadConfig } from '../config.js';
 import { createLogger, PinoTemporalLogger } from '../observability/logger.js';
 import { loadPolicies } from '../policies.js';
 import { connectionOptions } from '../temporal/connection.js';
+import { loadPayloadKeyring } from '../security/payload-codec.js';
+import { createDataConverter } from '../temporal/data-converter.js';
 import { startWorkerHttp } from './http.js';
 import { WorkerMetrics } from './metrics.js';
 import { callbackDepsFromConfig, createTaskWorkers, runWorkers } from './workers.js';
@@ -50,6 +52,7 @@ const workers = await createTaskWorkers({
   maxConcurrentWorkflowTasks: config.worker.maxConcurrentWorkflowTasks,
   shutdownGraceMs: config.worker.shutdownGraceMs,
   callbackDeps,
+  dataConverter: createDataConverter(loadPayloadKeyring(config.encryption)),
 });
 
 const http = await startWorkerHttp({

@@ -5,7 +5,7 @@
  */
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import type { Logger } from '@temporalio/common';
+import type { DataConverter, Logger } from '@temporalio/common';
 import {
   bundleWorkflowCode,
   Runtime,
@@ -21,6 +21,7 @@ import { WORKER_DEFAULTS, type Config } from '../config.js';
 import { CallbackGuard } from '../security/callback-guard.js';
 import { WebhookSecrets } from '../security/webhook-secrets.js';
 import { Policies } from '../policies.js';
+import { createDataConverter, failureConverterPath } from '../temporal/data-converter.js';
 import type { TaskSinks } from '../shared/sinks.js';
 import type { WorkerMetrics } from './metrics.js';
 
@@ -38,6 +39,8 @@ export interface TaskWorkersOptions {
   maxConcurrentWorkflowTasks?: number;
   /** On shutdown, how long in-flight callbacks may run on before they are cancelled. @defaultValue 30000 */
   shutdownGraceMs?: number;
+  /** Failure converter and payload codec (encryption); `createDataConverter(undefined)` by default. */
+  dataConverter?: DataConverter;
   /** Passed to the callback activities (SSRF guard, DNS, signing secrets, connection pool). */
   callbackDeps?: Omit<CallbackDeps, 'observer'>;
 }
@@ -75,6 +78,7 @@ const bundlerLogger: Logger = {
 export async function bundleTaskWorkflows(): Promise<WorkflowBundleWithSourceMap> {
   return bundleWorkflowCode({
     workflowsPath: workflowsPath(),
+    failureConverterPath: failureConverterPath(),
     logger: bundlerLogger,
     // ESM sources import './x.js' for './x.ts'.
     webpackConfigHook: (config) => ({
@@ -95,10 +99,12 @@ export async function createTaskWorkers(options: TaskWorkersOptions): Promise<Wo
     },
   };
   const workflowBundle = options.workflowBundle ?? (await bundleTaskWorkflows());
+  const dataConverter = options.dataConverter ?? createDataConverter(undefined);
   const workflowWorker = Worker.create({
     connection,
     namespace,
     taskQueue,
+    dataConverter,
     workflowBundle,
     sinks,
     maxCachedWorkflows: options.maxCachedWorkflows ?? WORKER_DEFAULTS.maxCachedWorkflows,
@@ -115,6 +121,7 @@ export async function createTaskWorkers(options: TaskWorkersOptions): Promise<Wo
       connection,
       namespace,
       taskQueue: Policies.taskQueue(taskQueue, policy),
+      dataConverter,
       activities,
       maxConcurrentActivityTaskExecutions: policy.concurrency,
       // Drain: a callback already sent gets its answer recorded rather than being cut off.

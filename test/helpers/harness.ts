@@ -3,7 +3,7 @@
  * the workers (in this process), the API (driven with inject) and a callback receiver.
  */
 import { randomUUID } from 'node:crypto';
-import { Client, Connection } from '@temporalio/client';
+import { Client, Connection, type DataConverter } from '@temporalio/client';
 import { NativeConnection, Runtime, type Worker } from '@temporalio/worker';
 import type { FastifyInstance } from 'fastify';
 import { inject } from 'vitest';
@@ -16,10 +16,13 @@ import { Policies, type PolicyFile } from '../../src/policies.js';
 import { WorkerMetrics } from '../../src/worker/metrics.js';
 import { callbackDepsFromConfig, createTaskWorkers, runWorkers } from '../../src/worker/workers.js';
 import type { Resolver } from '../../src/security/callback-guard.js';
+import { loadPayloadKeyring } from '../../src/security/payload-codec.js';
+import { createDataConverter } from '../../src/temporal/data-converter.js';
 import { CallbackReceiver } from './receiver.js';
 
 let runtimeInstalled = false;
-function quietRuntime(): void {
+/** The Temporal runtime without its logs; call before anything else starts it (a dev server of a test's own). */
+export function quietRuntime(): void {
   if (runtimeInstalled) return;
   runtimeInstalled = true;
   Runtime.install({
@@ -40,6 +43,8 @@ export interface HarnessOptions {
   env?: Record<string, string>;
   /** Stands in for DNS in the API's create check and the worker's connection pool. */
   resolve?: Resolver;
+  /** Another Temporal server than the run's shared one. */
+  address?: string;
 }
 
 /** Signing secret of the `default` owner in every harness (tests verify signatures with it). */
@@ -67,6 +72,8 @@ export class Harness {
   private nativeConnection!: NativeConnection;
   private workers: Worker[] = [];
   private resolve: Resolver | undefined;
+  /** Failure converter and, when the env configures keys, encryption: as the API and worker build it. */
+  dataConverter!: DataConverter;
   private running: Promise<void> | undefined;
 
   static async start(options: HarnessOptions = {}): Promise<Harness> {
@@ -77,7 +84,7 @@ export class Harness {
 
   private async init(options: HarnessOptions): Promise<void> {
     quietRuntime();
-    const address = inject('temporalAddress');
+    const address = options.address ?? inject('temporalAddress');
     this.config = loadConfig({
       TEMPORAL_ADDRESS: address,
       TASK_QUEUE: this.taskQueue,
@@ -86,15 +93,17 @@ export class Harness {
       ...options.env,
     });
     this.resolve = options.resolve;
+    this.dataConverter = createDataConverter(loadPayloadKeyring(this.config.encryption));
     this.policies = new Policies(options.policies ?? {});
     this.receiver = await CallbackReceiver.start();
     this.connection = await Connection.connect({ address });
-    this.client = new Client({ connection: this.connection });
+    this.client = new Client({ connection: this.connection, dataConverter: this.dataConverter });
     this.nativeConnection = await NativeConnection.connect({ address });
     this.tasks = new TaskService({
       connection: this.connection,
       config: this.config,
       policies: this.policies,
+      dataConverter: this.dataConverter,
       ...(this.resolve ? { resolve: this.resolve } : {}),
     });
     const metrics = new ApiMetrics({
@@ -104,12 +113,18 @@ export class Harness {
       }),
       cacheMs: 0,
     });
-    this.app = await buildApp({ config: this.config, tasks: this.tasks, metrics });
+    const codec = this.dataConverter.payloadCodecs?.[0];
+    this.app = await buildApp({
+      config: this.config,
+      tasks: this.tasks,
+      metrics,
+      ...(codec ? { codec } : {}),
+    });
     await this.startWorkers();
   }
 
-  /** Starts the workers (again, after stopWorkers). */
-  async startWorkers(): Promise<void> {
+  /** Starts the workers (again, after stopWorkers), with another data converter if given (key rotation). */
+  async startWorkers(dataConverter: DataConverter = this.dataConverter): Promise<void> {
     this.workers = await createTaskWorkers({
       connection: this.nativeConnection,
       namespace: this.config.temporal.namespace,
@@ -117,6 +132,7 @@ export class Harness {
       policies: this.policies,
       metrics: this.workerMetrics,
       workflowBundle: { codePath: inject('workflowBundlePath') },
+      dataConverter,
       callbackDeps: {
         ...callbackDepsFromConfig(this.config),
         ...(this.resolve ? { resolve: this.resolve } : {}),
