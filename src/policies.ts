@@ -38,6 +38,7 @@ const HeaderSourceSchema = Type.Union([
   ),
 ]);
 const HeadersSchema = Type.Record(Type.String({ pattern: HEADER_NAME_PATTERN }), HeaderSourceSchema, {
+  additionalProperties: false,
   description: 'Static headers added to each callback, e.g. {"Authorization": {"env": "ORDERS_TOKEN"}}',
 });
 // --- end security ---

@@ -108,6 +108,8 @@ export function createActivities(deps: CallbackDeps = {}) {
       taskType: input.taskType,
       traceId: input.traceId,
       attempt: input.attempt,
+      // The logger strips its query string and credentials (src/observability/logger.ts).
+      callbackUrl: input.callbackUrl,
     };
 
     const context = Context.current();

@@ -49,7 +49,13 @@ export const taskRoutes: FastifyPluginAsyncTypebox<TaskRoutesOptions> = async (a
     async (request, reply) => {
       const { task, created } = await tasks.create(request.body);
       request.log.info(
-        { taskId: task.taskId, taskType: task.taskType, traceId: task.traceId, created },
+        {
+          taskId: task.taskId,
+          taskType: task.taskType,
+          traceId: task.traceId,
+          callbackUrl: task.callbackUrl,
+          created,
+        },
         created ? 'task created' : 'task exists',
       );
       if (!created) return reply.code(200).send(task);
