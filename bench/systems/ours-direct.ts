@@ -14,7 +14,9 @@ import { TASK_WORKFLOW_TYPE } from '../../src/shared/constants.js';
 import type { delayedTask } from '../../src/workflows/delayed-task.js';
 import type { ProcessRef } from '../infra/memory.js';
 import type { PersistenceTotals } from '../infra/temporal-server.js';
-import type { OursStack } from './ours-stack.js';
+import { loadPayloadKeyring } from '../../src/security/payload-codec.js';
+import { createDataConverter } from '../../src/temporal/data-converter.js';
+import { encryptionEnv, type OursStack } from './ours-stack.js';
 import type { BenchTask, System } from './system.js';
 
 export class OursDirect implements System {
@@ -33,7 +35,10 @@ export class OursDirect implements System {
 
   static async start(stack: OursStack): Promise<OursDirect> {
     const connection = await Connection.connect({ address: stack.server.address });
-    return new OursDirect(stack, connection, new Client({ connection }));
+    // The same data converter as the API's client: encrypted when the stack is.
+    const { encryption } = loadConfig(encryptionEnv(stack.encryptionKey));
+    const dataConverter = createDataConverter(loadPayloadKeyring(encryption));
+    return new OursDirect(stack, connection, new Client({ connection, dataConverter }));
   }
 
   async create(task: BenchTask): Promise<void> {
