@@ -46,6 +46,24 @@ function portOf(receiver: CallbackReceiver): string {
   return new URL(receiver.url).port;
 }
 
+/** Creates a task due now with this callback URL; returns its id and the API's status code. */
+async function createTo(
+  h: Harness,
+  callbackUrl: string,
+  extra: Record<string, unknown> = {},
+): Promise<{ taskId: string; status: number; raw: unknown }> {
+  const taskId = uniqueId('ssrf');
+  const { status, raw } = await h.create({
+    taskType: h.taskType(),
+    taskId,
+    payload: {},
+    delaySeconds: 0,
+    callbackUrl,
+    ...extra,
+  });
+  return { taskId, status, raw };
+}
+
 describe('at create', () => {
   const refused = (port: string) => [
     { url: 'http://169.254.169.254/latest/meta-data', reason: /cloud metadata/ },
@@ -65,14 +83,8 @@ describe('at create', () => {
 
   it('refuses every spelling of a refused address with 400, and nothing is created or sent', async () => {
     for (const { url, reason } of refused(portOf(strict.receiver))) {
-      const taskId = uniqueId('ssrf');
-      const response = await strict.create({
-        taskType: strict.taskType(),
-        taskId,
-        payload: {},
-        delaySeconds: 0,
-        callbackUrl: url,
-      });
+      const response = await createTo(strict, url);
+      const { taskId } = response;
       expect(response.status, url).toBe(400);
       const body = response.raw as { error: { code: string; message: string; details: { field: string }[] } };
       expect(body.error.code).toBe('INVALID_ARGUMENT');
@@ -88,15 +100,8 @@ describe('at create', () => {
   });
 
   it('accepts a host CALLBACK_ALLOW_HOSTS names although it resolves to loopback, and delivers to it', async () => {
-    const taskId = uniqueId('allowed-host');
-    const response = await strict.create({
-      taskType: strict.taskType(),
-      taskId,
-      payload: {},
-      delaySeconds: 0,
-      callbackUrl: `http://partner.test:${portOf(strict.receiver)}/hook`,
-    });
-    expect(response.status).toBe(201);
+    const { taskId, status } = await createTo(strict, `http://partner.test:${portOf(strict.receiver)}/hook`);
+    expect(status).toBe(201);
     await strict.receiver.waitForCalls(taskId, 1);
     await waitForStatus(strict, taskId, 'SUCCEEDED');
   });
@@ -104,16 +109,10 @@ describe('at create', () => {
 
 describe('at send time', () => {
   it('a name that resolved to a public address at create and to loopback now: FAILED at once, nothing sent', async () => {
-    const taskId = uniqueId('rebind');
-    const response = await strict.create({
-      taskType: strict.taskType(),
-      taskId,
-      payload: {},
-      delaySeconds: 0,
+    const { taskId, status } = await createTo(strict, `http://rebind.test:${portOf(strict.receiver)}/hook`, {
       maxRetries: 5,
-      callbackUrl: `http://rebind.test:${portOf(strict.receiver)}/hook`,
     });
-    expect(response.status).toBe(201);
+    expect(status).toBe(201);
     const task = await waitForStatus(strict, taskId, 'FAILED');
     expect(task.attempts).toBe(1);
     expect(task.lastError?.message).toMatch(
@@ -124,15 +123,8 @@ describe('at send time', () => {
   });
 
   it('does not follow a redirect: 3xx is a permanent failure and its target receives nothing', async () => {
-    const taskId = uniqueId('redirect');
-    open.receiver.script(taskId, [{ status: 302, headers: { location: `${bystander.url}/internal` } }]);
-    await open.create({
-      taskType: open.taskType(),
-      taskId,
-      payload: {},
-      delaySeconds: 0,
-      callbackUrl: open.receiver.url,
-    });
+    open.receiver.script('/redirect', [{ status: 302, headers: { location: `${bystander.url}/internal` } }]);
+    const { taskId } = await createTo(open, `${open.receiver.url}/redirect`);
     const task = await waitForStatus(open, taskId, 'FAILED');
     expect(task.lastError).toEqual({ message: 'callback answered HTTP 302', statusCode: 302 });
     expect(bystander.received).toHaveLength(0);
@@ -147,14 +139,7 @@ describe('at send time', () => {
       ALL_PROXY: bystander.url,
     });
     try {
-      const taskId = uniqueId('proxy');
-      await open.create({
-        taskType: open.taskType(),
-        taskId,
-        payload: {},
-        delaySeconds: 0,
-        callbackUrl: open.receiver.url,
-      });
+      const { taskId } = await createTo(open, open.receiver.url);
       await open.receiver.waitForCalls(taskId, 1);
       await waitForStatus(open, taskId, 'SUCCEEDED');
       expect(bystander.received).toHaveLength(0);
@@ -186,16 +171,8 @@ describe('at send time', () => {
     });
     await new Promise<void>((ready) => endless.listen(0, '127.0.0.1', ready));
     try {
-      const taskId = uniqueId('endless');
       const { port } = endless.address() as AddressInfo;
-      await open.create({
-        taskType: open.taskType(),
-        taskId,
-        payload: {},
-        delaySeconds: 0,
-        timeoutMs: 20_000,
-        callbackUrl: `http://127.0.0.1:${port}/`,
-      });
+      const { taskId } = await createTo(open, `http://127.0.0.1:${port}/`, { timeoutMs: 20_000 });
       const task = await waitForStatus(open, taskId, 'SUCCEEDED');
       expect(task.attempts).toBe(1);
       expect(closedAt).toBeDefined();

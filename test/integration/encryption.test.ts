@@ -163,6 +163,19 @@ describe('encrypted at rest', () => {
     expect(bytes.includes(Buffer.from(MARKER))).toBe(false);
   });
 
+  it('answers a repeated create from the encrypted memo: 200 for the same spec, 409 for another', async () => {
+    const spec = {
+      taskType: 'enc.idempotent',
+      taskId: uniqueId('enc-again'),
+      payload: { secret: MARKER },
+      delaySeconds: 3600,
+      callbackUrl: callbackUrl(),
+    };
+    expect((await h.create(spec)).status).toBe(201);
+    expect((await h.create(spec)).status).toBe(200);
+    expect((await h.create({ ...spec, payload: { other: true } })).status).toBe(409);
+  });
+
   it('stores payloads with the encrypted encoding and the key id', async () => {
     const payload = await firstInput(delivered);
     expect(Buffer.from(payload.metadata!.encoding!).toString()).toBe('binary/encrypted');
