@@ -19,6 +19,7 @@ import type { Resolver } from '../../src/security/callback-guard.js';
 import { loadPayloadKeyring } from '../../src/security/payload-codec.js';
 import { createDataConverter } from '../../src/temporal/data-converter.js';
 import { CallbackReceiver } from './receiver.js';
+import { TEST_ENV } from './test-env.js';
 
 let runtimeInstalled = false;
 /** The Temporal runtime without its logs; call before anything else starts it (a dev server of a test's own). */
@@ -46,18 +47,6 @@ export interface HarnessOptions {
   /** Another Temporal server than the run's shared one. */
   address?: string;
 }
-
-/** Signing secret of the `default` owner in every harness (tests verify signatures with it). */
-export const TEST_WEBHOOK_SECRET = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
-
-/**
- * Environment every integration test starts from. The receivers listen on loopback, which the SSRF
- * guard refuses by default: the tests allow loopback explicitly, here and only here.
- */
-export const TEST_ENV: Readonly<Record<string, string>> = {
-  CALLBACK_ALLOW_CIDRS: '127.0.0.0/8,::1/128',
-  WEBHOOK_SECRET: TEST_WEBHOOK_SECRET,
-};
 
 export class Harness {
   readonly taskQueue = `test-${randomUUID()}`;

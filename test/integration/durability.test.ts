@@ -9,7 +9,8 @@ import { TaskService } from '../../src/api/task-service.js';
 import { loadConfig } from '../../src/config.js';
 import { Policies } from '../../src/policies.js';
 import { Connection } from '@temporalio/client';
-import { Harness, TEST_ENV } from '../helpers/harness.js';
+import { Harness } from '../helpers/harness.js';
+import { TEST_ENV } from '../helpers/test-env.js';
 import { waitForStatus } from '../helpers/tasks.js';
 import { waitFor } from '../helpers/wait.js';
 

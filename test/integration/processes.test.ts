@@ -9,7 +9,6 @@ import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
 import { ALL_SEARCH_ATTRIBUTES } from '../../src/shared/constants.js';
 import { dynamicConfigArgs, sqlitePragmaArgs } from '../../src/temporal/dev-server.js';
 import { SDK_METRIC_NAMES } from '../../src/worker/metrics.js';
-import { TEST_ENV } from '../helpers/harness.js';
 import { freePort, ServiceProcess } from '../helpers/processes.js';
 import { CallbackReceiver } from '../helpers/receiver.js';
 import { waitFor } from '../helpers/wait.js';
@@ -39,8 +38,6 @@ beforeAll(async () => {
     TASK_QUEUE: `proc-${randomUUID()}`,
     LOG_LEVEL: 'info',
     TEMPORAL_RPC_TIMEOUT_MS: '1500',
-    // Loopback receivers and a signing secret, as every integration test has them.
-    ...TEST_ENV,
   };
   api = new ServiceProcess('api', 'src/api/main.ts', { ...env, PORT: String(apiPort) });
   apiUrl = `http://127.0.0.1:${apiPort}`;

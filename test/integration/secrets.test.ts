@@ -58,7 +58,6 @@ beforeAll(async () => {
     TEMPORAL_ADDRESS: inject('temporalAddress'),
     TASK_QUEUE: `secrets-${randomUUID()}`,
     LOG_LEVEL: 'debug',
-    CALLBACK_ALLOW_CIDRS: '127.0.0.0/8,::1/128',
     WEBHOOK_SECRET: SECRETS.webhook,
     TASK_POLICIES_FILE: policies,
     ORDERS_TOKEN: `Bearer ${SECRETS.headerEnv}`,
