@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
+import { Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import type { Resolver } from '../../src/security/callback-guard.js';
@@ -174,6 +175,15 @@ describe('encrypted at rest', () => {
     expect((await h.create(spec)).status).toBe(201);
     expect((await h.create(spec)).status).toBe(200);
     expect((await h.create({ ...spec, payload: { other: true } })).status).toBe(409);
+  });
+
+  it("replays a delivered task's encrypted history with the worker's data converter (determinism)", async () => {
+    const history = await h.client.workflow.getHandle(delivered).fetchHistory();
+    await Worker.runReplayHistory(
+      { workflowBundle: { codePath: inject('workflowBundlePath') }, dataConverter: h.dataConverter },
+      history,
+      delivered,
+    );
   });
 
   it('stores payloads with the encrypted encoding and the key id', async () => {
