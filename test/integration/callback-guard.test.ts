@@ -122,10 +122,13 @@ describe('at send time', () => {
     expect(dnsQueries.filter((name) => name === 'rebind.test').length).toBeGreaterThanOrEqual(2);
   });
 
-  it('does not follow a redirect: 3xx is a permanent failure and its target receives nothing', async () => {
-    open.receiver.script('/redirect', [{ status: 302, headers: { location: `${bystander.url}/internal` } }]);
-    const { taskId } = await createTo(open, `${open.receiver.url}/redirect`);
-    const task = await waitForStatus(open, taskId, 'FAILED');
+  it('does not follow a redirect to a refused address: 3xx is permanent and its target receives nothing', async () => {
+    // The allowed partner answers with a redirect to loopback, which this guard refuses.
+    strict.receiver.script('/redirect', [
+      { status: 302, headers: { location: `${bystander.url}/internal` } },
+    ]);
+    const { taskId } = await createTo(strict, `http://partner.test:${portOf(strict.receiver)}/redirect`);
+    const task = await waitForStatus(strict, taskId, 'FAILED');
     expect(task.lastError).toEqual({ message: 'callback answered HTTP 302', statusCode: 302 });
     expect(bystander.received).toHaveLength(0);
   });
