@@ -32,5 +32,6 @@ describe('webhook-secrets command', () => {
     await cli('retire', '--owner', 'orders', '--keep', '1', '--file', file);
     expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual({ owners: { orders: [second] } });
     await expect(cli('create', '--file', file)).rejects.toThrow(/needs --owner/);
-  });
+    // Five real processes (tsx compiles at start): seconds each on a loaded machine.
+  }, 60_000);
 });
