@@ -16,7 +16,8 @@ const children: ChildProcess[] = [];
 const env = { ...process.env };
 const externalServer = env.TEMPORAL_ADDRESS;
 const uiPort = Number(env.TEMPORAL_UI_PORT ?? 8233);
-const dataDir = join(root, '.data');
+// Where the dev server keeps its SQLite file (and dev keys); the fault matrix points it elsewhere.
+const dataDir = env.DEV_DATA_DIR ?? join(root, '.data');
 mkdirSync(dataDir, { recursive: true });
 
 /** Writes `content()` to `path` once (owner-only), and says so. */
@@ -147,7 +148,7 @@ console.log(`
 [dev] Delayed task service is up:
   HTTP API        http://${apiHost}:${apiPort}   (docs: /docs, health: /healthz, /readyz, metrics: /metrics)
   Worker          ${workerUrl}   (health: /healthz, /readyz, metrics: /metrics)
-  Temporal        ${address}${externalServer ? ' (external server)' : `   (data: .data/temporal.db)\n  Temporal Web UI http://127.0.0.1:${uiPort}   (decodes through ${codecEndpoint})`}
+  Temporal        ${address}${externalServer ? ' (external server)' : `   (data: ${dataDir}/temporal.db)\n  Temporal Web UI http://127.0.0.1:${uiPort}   (decodes through ${codecEndpoint})`}
   Payloads        encrypted at rest (${env.PAYLOAD_ENCRYPTION_KEYS_FILE ?? 'PAYLOAD_ENCRYPTION_KEYS'}); CLI: --codec-endpoint ${codecEndpoint}
   Callbacks       signed (Standard Webhooks; secrets: ${env.WEBHOOK_SECRETS_FILE ?? 'WEBHOOK_SECRET'})
   Press Ctrl-C to stop.

@@ -22,7 +22,7 @@ import { CallbackReceiver } from './receiver.js';
 import { TEST_ENV } from './test-env.js';
 
 let runtimeInstalled = false;
-/** The Temporal runtime without its logs; call before anything else starts it (a dev server of a test's own). */
+/** Installs a silent Temporal runtime; first, before anything else of the SDK runs in this process. */
 export function quietRuntime(): void {
   if (runtimeInstalled) return;
   runtimeInstalled = true;
@@ -44,8 +44,8 @@ export interface HarnessOptions {
   env?: Record<string, string>;
   /** Stands in for DNS in the API's create check and the worker's connection pool. */
   resolve?: Resolver;
-  /** Another Temporal server than the run's shared one. */
-  address?: string;
+  /** Server and workflow bundle outside vitest (the history recorder); the test run's by default. */
+  server?: { address: string; workflowBundlePath: string };
 }
 
 export class Harness {
@@ -59,6 +59,7 @@ export class Harness {
   tasks!: TaskService;
   private connection!: Connection;
   private nativeConnection!: NativeConnection;
+  private workflowBundlePath!: string;
   private workers: Worker[] = [];
   private resolve: Resolver | undefined;
   /** Failure converter and, when the env configures keys, encryption: as the API and worker build it. */
@@ -73,7 +74,8 @@ export class Harness {
 
   private async init(options: HarnessOptions): Promise<void> {
     quietRuntime();
-    const address = options.address ?? inject('temporalAddress');
+    const address = options.server?.address ?? inject('temporalAddress');
+    this.workflowBundlePath = options.server?.workflowBundlePath ?? inject('workflowBundlePath');
     this.config = loadConfig({
       TEMPORAL_ADDRESS: address,
       TASK_QUEUE: this.taskQueue,
@@ -120,7 +122,7 @@ export class Harness {
       taskQueue: this.taskQueue,
       policies: this.policies,
       metrics: this.workerMetrics,
-      workflowBundle: { codePath: inject('workflowBundlePath') },
+      workflowBundle: { codePath: this.workflowBundlePath },
       dataConverter,
       callbackDeps: {
         ...callbackDepsFromConfig(this.config),

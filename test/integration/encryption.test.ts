@@ -72,7 +72,7 @@ beforeAll(async () => {
       extraArgs: [...dynamicConfigArgs(), ...sqlitePragmaArgs(), '--log-level', 'error'],
     },
   });
-  h = await Harness.start({ address: server.address, env: env('k1'), resolve });
+  h = await Harness.start({ server: bundled(), env: env('k1'), resolve });
   await h.app.listen({ host: '127.0.0.1', port: 0 });
   codecUrl = `http://127.0.0.1:${(h.app.server.address() as AddressInfo).port}/codec`;
 }, 180_000);
@@ -81,6 +81,11 @@ afterAll(async () => {
   await h?.stop();
   await server?.teardown().catch(() => undefined);
 });
+
+/** This file's server, with the run's workflow bundle. */
+function bundled(): { address: string; workflowBundlePath: string } {
+  return { address: server.address, workflowBundlePath: inject('workflowBundlePath') };
+}
 
 function callbackUrl(path = ''): string {
   return `http://receiver.test:${new URL(h.receiver.url).port}/${path}`;
@@ -288,7 +293,7 @@ describe('key rotation', () => {
     await h.stopWorkers();
     const rotated = createDataConverter(loadPayloadKeyring(loadConfig(env('k2')).encryption));
     await h.startWorkers(rotated);
-    const h2 = await Harness.start({ address: server.address, env: env('k2'), resolve });
+    const h2 = await Harness.start({ server: bundled(), env: env('k2'), resolve });
     try {
       const [call] = await h.receiver.waitForCalls(old, 1, 30_000);
       expect(call!.body.payload).toEqual({ n: MARKER });
