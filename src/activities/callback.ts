@@ -30,10 +30,13 @@ export interface CallbackBody {
 
 /** One attempt: the body, and where and how long to send it. */
 export interface CallbackInput extends CallbackBody {
+  /**
+   * Owner of the task (src/shared/owner.ts): picks the signing secrets. Absent in attempts scheduled
+   * before owners existed: read from the workflow id (`<owner>/<taskId>`, else `default`).
+   */
+  owner?: string;
   callbackUrl: string;
   timeoutMs: number;
-  /** Whose task it is: picks the signing secrets. Absent: read from the workflow id (`<owner>/<taskId>`, else `default`). */
-  owner?: string;
 }
 
 /** Where the activity reports what it saw; the worker wires it to Prometheus. */
@@ -171,6 +174,7 @@ async function post(
   send: SendOptions,
   attempt: { cancellation: AbortSignal; workflowId: string },
 ): Promise<AttemptOutcome> {
+  // The callback body is the contract's, unchanged: the owner travels for signing, not in the body.
   const { callbackUrl: _url, timeoutMs: _timeout, owner: _owner, ...fields } = input;
   const body: CallbackBody = fields;
   const owner = input.owner ?? ownerOfWorkflow(attempt.workflowId);

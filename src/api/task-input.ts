@@ -163,6 +163,8 @@ export function capped(
 }
 
 export interface CreateContext {
+  /** Owner the task is created for (the API key's). */
+  owner: string;
   now: number;
   limits: Limits;
   policy: TaskTypePolicy;
@@ -182,6 +184,7 @@ export function buildTaskSpec(
   const executeAtMs = resolveWhen(body, ctx.now, ctx.limits);
   const spec: TaskSpec = {
     taskId: body.taskId ?? ctx.newTaskId(),
+    owner: ctx.owner,
     taskType: body.taskType,
     payload,
     payloadVersion: body.payloadVersion ?? PAYLOAD_VERSION_DEFAULT,

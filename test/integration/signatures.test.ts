@@ -134,7 +134,7 @@ describe('signed callbacks', () => {
   });
 
   it("sign an owner's tasks with that owner's secrets from the file, new and old while they overlap", async () => {
-    // Started as the auth branch starts an owner's task: workflow id <owner>/<taskId>.
+    // An owner's task: workflow id <owner>/<taskId>.
     const taskId = uniqueId('owned');
     const taskType = h.taskType();
     const policy = h.policies.forType(taskType)!;
@@ -147,12 +147,13 @@ describe('signed callbacks', () => {
         callbackTaskQueue: Policies.taskQueue(h.taskQueue, policy),
         newTaskId: () => taskId,
         guard: new CallbackGuard(h.config.callbacks),
+        owner: 'orders',
       },
     );
-    await h.client.workflow.start(TASK_WORKFLOW_TYPE, {
-      ...taskStartOptions(spec, fingerprint, h.taskQueue, 'REJECT_DUPLICATE'),
-      workflowId: `orders/${taskId}`,
-    });
+    await h.client.workflow.start(
+      TASK_WORKFLOW_TYPE,
+      taskStartOptions(spec, fingerprint, h.taskQueue, 'REJECT_DUPLICATE'),
+    );
     const [call] = await h.receiver.waitForCalls(taskId, 1);
     const headers = headersOf(call!);
     // Another owner's task of the same id is another message.

@@ -143,6 +143,7 @@ describe('checkCallbackUrl', () => {
 
 describe('buildTaskSpec', () => {
   const ctx = {
+    owner: 'orders',
     now,
     limits,
     policy,
@@ -162,6 +163,7 @@ describe('buildTaskSpec', () => {
     );
     expect(spec).toEqual({
       taskId: 'generated',
+      owner: 'orders',
       taskType: 'a.b',
       payload: { x: 1 },
       payloadVersion: 1,
