@@ -191,7 +191,7 @@ async function post(
     return {
       kind: 'failure',
       type: CallbackFailureType.Retryable,
-      message: `no webhook signing secret for owner ${owner}: set WEBHOOK_SECRET or add the owner to WEBHOOK_SECRETS_FILE`,
+      message: `no webhook signing secret for owner ${owner} (nor a default one): set WEBHOOK_SECRET or add the owner to WEBHOOK_SECRETS_FILE`,
     };
   }
   let configured: Record<string, string>;

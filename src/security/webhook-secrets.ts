@@ -75,12 +75,18 @@ export class WebhookSecrets {
     if (this.path) this.reload(true);
   }
 
-  /** The secrets that sign an owner's callbacks now, the current one first; empty when none. */
+  /**
+   * The secrets that sign an owner's callbacks now, the current one first; empty when none. An
+   * owner without secrets of its own is signed with the `default` owner's (file, then
+   * WEBHOOK_SECRET): give each owner its own so that one owner's receivers cannot verify, and so
+   * accept, what was meant for another's.
+   */
   secretsFor(owner: string = DEFAULT_OWNER): readonly string[] {
     if (this.path && Date.now() - this.checkedAt >= this.recheckMs) this.reload(false);
-    const fromFile = this.owners[owner];
-    if (fromFile && fromFile.length > 0) return fromFile;
-    return owner === DEFAULT_OWNER ? this.defaultSecrets : [];
+    const own = this.owners[owner];
+    if (own && own.length > 0) return own;
+    const fallback = this.owners[DEFAULT_OWNER];
+    return fallback && fallback.length > 0 ? fallback : this.defaultSecrets;
   }
 
   /** Whether any secret is configured at all (the worker warns at boot when none is). */

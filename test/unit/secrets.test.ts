@@ -13,7 +13,7 @@ import {
   type PayloadKeyring,
 } from '../../src/security/payload-codec.js';
 import { resolveHeaders } from '../../src/security/header-secrets.js';
-import { ownerOfWorkflow } from '../../src/security/webhook-secrets.js';
+import { ownerOfWorkflow, WebhookSecrets } from '../../src/security/webhook-secrets.js';
 import { signWebhook, webhookId } from '../../src/security/webhook-signature.js';
 
 const ring = (current: string, ...ids: string[]): PayloadKeyring => ({
@@ -109,6 +109,14 @@ describe('signatures and ids', () => {
     expect(webhookId('orders/a')).not.toBe(webhookId('a'));
     expect(ownerOfWorkflow('order-1')).toBe('default');
     expect(ownerOfWorkflow('orders/order-1')).toBe('orders');
+  });
+});
+
+describe('WebhookSecrets', () => {
+  it("signs an owner without secrets of its own with the default owner's", () => {
+    const secrets = new WebhookSecrets({ defaultSecrets: ['whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw'] });
+    expect(secrets.secretsFor('orders')).toEqual(['whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw']);
+    expect(new WebhookSecrets().secretsFor('orders')).toEqual([]);
   });
 });
 
