@@ -17,6 +17,7 @@ import {
   SchemasSectionSchema,
 } from './task-catalog.js';
 import { createAjv, toFieldProblems } from './validation.js';
+import { HEADER_NAME_PATTERN, headerProblems, type HeaderSource } from './security/header-secrets.js';
 
 const range = (limits: { min: number; max: number }, what: string) =>
   Type.Object(
@@ -34,6 +35,23 @@ const range = (limits: { min: number; max: number }, what: string) =>
     },
     { additionalProperties: false },
   );
+
+// --- security: header secrets (values from the worker's environment or files, never from a task) ---
+const HeaderSourceSchema = Type.Union([
+  Type.Object(
+    { env: Type.String({ pattern: '^[A-Za-z_][A-Za-z0-9_]*$', description: 'Environment variable' }) },
+    { additionalProperties: false },
+  ),
+  Type.Object(
+    { file: Type.String({ minLength: 1, description: 'File whose content (trimmed) is the value' }) },
+    { additionalProperties: false },
+  ),
+]);
+const HeadersSchema = Type.Record(Type.String({ pattern: HEADER_NAME_PATTERN }), HeaderSourceSchema, {
+  additionalProperties: false,
+  description: 'Static headers added to each callback, e.g. {"Authorization": {"env": "ORDERS_TOKEN"}}',
+});
+// --- end security ---
 
 export const PolicySchema = Type.Object(
   {
@@ -68,6 +86,8 @@ export const PolicySchema = Type.Object(
     // Catalog (src/task-catalog.ts): retry schedule and payload schemas.
     retry: Type.Optional(RetrySectionSchema),
     schemas: Type.Optional(SchemasSectionSchema),
+    // --- security: header secrets ---
+    headers: Type.Optional(HeadersSchema),
   },
   { additionalProperties: false },
 );
@@ -103,6 +123,8 @@ export interface TaskTypePolicy {
   retry: RetryPolicy;
   /** Payload schemas by version; undefined when the type declares none (payloads unchecked). */
   payloadSchemas: PayloadSchemas | undefined;
+  /** Header name → where the worker reads its value when it sends (security). */
+  headers: Readonly<Record<string, HeaderSource>>;
 }
 
 export const DEFAULT_CONCURRENCY = 100;
@@ -235,7 +257,14 @@ function resolve(
     concurrency: pick('concurrency') ?? DEFAULT_CONCURRENCY,
     ratePerSecond: pick('ratePerSecond'),
     ...resolveCatalog(name, policy, base, catalog),
+    headers: checkedHeaders(name, pick('headers') ?? {}),
   };
+}
+
+function checkedHeaders(name: string, headers: Record<string, HeaderSource>): Record<string, HeaderSource> {
+  const problems = headerProblems(headers);
+  if (problems.length > 0) throw new PolicyError(`task policy ${name}: ${problems.join('; ')}`);
+  return headers;
 }
 
 /** Reads and validates the policy file; no path means defaults for every type. */

@@ -4,6 +4,7 @@
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { PayloadCodec } from '@temporalio/common';
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import type { KeyStore } from '../auth/key-store.js';
 import type { Config } from '../config.js';
@@ -12,6 +13,7 @@ import { registerAuth, SECURITY_SCHEME } from './auth.js';
 import { ApiError, ERROR_DESCRIPTIONS, ErrorCode, PayloadSchemaError } from './errors.js';
 import { checkNumbers, malformedJson } from './json-body.js';
 import type { ApiMetrics } from './metrics.js';
+import { codecRoutes } from './routes/codec.js';
 import { healthRoutes } from './routes/health.js';
 import { taskTypeRoutes } from './routes/task-types.js';
 import { taskRoutes } from './routes/tasks.js';
@@ -21,6 +23,8 @@ export interface AppOptions {
   config: Readonly<Config>;
   tasks: TaskService;
   metrics: ApiMetrics;
+  /** Serves /codec/encode and /codec/decode with it (encryption on); no codec routes when absent. */
+  codec?: PayloadCodec;
   /** The API keys; undefined: authentication is off (every request is owner `default`, every scope). */
   keys?: KeyStore | undefined;
   /** False when /metrics is served on a port of its own (METRICS_PORT). @defaultValue true */
@@ -161,6 +165,13 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   });
   await app.register(taskRoutes, { tasks, onCreated: (taskType) => metrics.taskCreated(taskType) });
   await app.register(taskTypeRoutes, { policies: tasks.policies });
+  if (options.codec) {
+    await app.register(codecRoutes, {
+      codec: options.codec,
+      authToken: config.codec.authToken,
+      corsOrigins: config.codec.corsOrigins,
+    });
+  }
   return app;
 }
 

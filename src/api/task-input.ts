@@ -7,6 +7,8 @@ import type { Config } from '../config.js';
 import type { TaskTypePolicy } from '../policies.js';
 import { PAYLOAD_VERSION_DEFAULT, PRIORITY } from '../shared/limits.js';
 import type { TaskSpec } from '../shared/task.js';
+import { hostMatches } from '../security/address-rules.js';
+import { CallbackGuard, CallbackRefusedError } from '../security/callback-guard.js';
 import { ApiError, ErrorCode, invalidArgument, PayloadSchemaError } from './errors.js';
 import type { CreateTaskBody } from './schemas/tasks.js';
 
@@ -146,20 +148,25 @@ export function checkPayloadSchema(
   );
 }
 
-/** An absolute http(s) URL, on an allowed host when the policy restricts hosts. */
-export function checkCallbackUrl(url: string | undefined, policy: TaskTypePolicy): string {
+/**
+ * An absolute http(s) URL that passes the SSRF guard as written (no DNS here: see
+ * TaskService.create), on an allowed host when the policy restricts hosts.
+ */
+export function checkCallbackUrl(
+  url: string | undefined,
+  policy: TaskTypePolicy,
+  guard: CallbackGuard = DEFAULT_GUARD,
+): string {
   const value = url ?? policy.callbackUrl;
   if (value === undefined) {
     throw invalidArgument('callbackUrl', 'is required (this task type has no default callback URL)');
   }
   let parsed: URL;
   try {
-    parsed = new URL(value);
-  } catch {
-    throw invalidArgument('callbackUrl', 'must be an absolute http(s) URL');
-  }
-  if ((parsed.protocol !== 'http:' && parsed.protocol !== 'https:') || parsed.hostname === '') {
-    throw invalidArgument('callbackUrl', 'must be an absolute http(s) URL');
+    parsed = guard.checkUrl(value);
+  } catch (err) {
+    if (err instanceof CallbackRefusedError) throw invalidArgument('callbackUrl', err.message);
+    throw err;
   }
   const hosts = policy.allowedCallbackHosts;
   if (hosts && !hosts.some((host) => hostMatches(parsed.hostname, host))) {
@@ -171,12 +178,7 @@ export function checkCallbackUrl(url: string | undefined, policy: TaskTypePolicy
   return value;
 }
 
-/** `orders.internal` matches itself; `*.internal` matches any sub-domain of internal. */
-export function hostMatches(hostname: string, allowed: string): boolean {
-  const host = hostname.toLowerCase();
-  const rule = allowed.toLowerCase();
-  return rule.startsWith('*.') ? host.endsWith(rule.slice(1)) : host === rule;
-}
+const DEFAULT_GUARD = new CallbackGuard();
 
 /** A value within the policy's cap, or its default. */
 export function capped(
@@ -197,6 +199,8 @@ export interface CreateContext {
   policy: TaskTypePolicy;
   callbackTaskQueue: string;
   newTaskId: () => string;
+  /** The SSRF rules; the default one refuses every exception. */
+  guard?: CallbackGuard;
 }
 
 /** The workflow input of a create request, and the fingerprint that makes creates idempotent. */
@@ -216,7 +220,7 @@ export function buildTaskSpec(
     payload,
     payloadVersion,
     executeAt: new Date(executeAtMs).toISOString(),
-    callbackUrl: checkCallbackUrl(body.callbackUrl, ctx.policy),
+    callbackUrl: checkCallbackUrl(body.callbackUrl, ctx.policy, ctx.guard),
     maxRetries: capped('maxRetries', body.maxRetries, ctx.policy.maxRetries),
     timeoutMs: capped('timeoutMs', body.timeoutMs, ctx.policy.timeoutMs),
     traceId: body.traceId ?? null,
