@@ -2,7 +2,9 @@
 // skipped, N suites failed`. A suite that fails to load has no failed test but counts as failed; a
 // missing report (vitest crashed or was killed) is a failure too. Exits 1 on any failure.
 // Usage: node scripts/test-summary.mjs <report.json> <vitest exit status>
+import console from 'node:console';
 import { existsSync, readFileSync } from 'node:fs';
+import process from 'node:process';
 
 const [reportPath, statusText = '0'] = process.argv.slice(2);
 const status = Number(statusText);
