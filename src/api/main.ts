@@ -7,7 +7,7 @@ import { createLogger } from '../observability/logger.js';
 import { loadPolicies } from '../policies.js';
 import { connectionOptions } from '../temporal/connection.js';
 import { buildApp } from './app.js';
-import { ApiMetrics, GAUGED_STATUSES, oldestAgeSeconds } from './metrics.js';
+import { ApiMetrics, taskCountsReader } from './metrics.js';
 import { TaskService } from './task-service.js';
 
 const config = loadConfig();
@@ -17,18 +17,7 @@ const policies = loadPolicies(config.policiesFile);
 const connection = Connection.lazy(connectionOptions(config.temporal));
 const tasks = new TaskService({ connection, config, policies });
 const metrics = new ApiMetrics({
-  readCounts: async () => {
-    const now = Date.now();
-    const overdue = await tasks.countOverdue(now);
-    const oldestOverdueSeconds =
-      overdue === 0
-        ? 0
-        : await oldestAgeSeconds(
-            (ageMs) => tasks.countOverdue(now - ageMs),
-            config.limits.maxScheduleAheadSeconds * 1000,
-          );
-    return { byStatus: await tasks.countByStatus(GAUGED_STATUSES), overdue, oldestOverdueSeconds };
-  },
+  readCounts: taskCountsReader(tasks, config.limits.maxScheduleAheadSeconds * 1000),
 });
 const app = await buildApp({ config, tasks, metrics, logger });
 

@@ -8,7 +8,7 @@ import { NativeConnection, Runtime, type Worker } from '@temporalio/worker';
 import type { FastifyInstance } from 'fastify';
 import { inject } from 'vitest';
 import { buildApp } from '../../src/api/app.js';
-import { ApiMetrics, GAUGED_STATUSES } from '../../src/api/metrics.js';
+import { ApiMetrics, taskCountsReader } from '../../src/api/metrics.js';
 import type { Task } from '../../src/api/schemas/tasks.js';
 import { TaskService } from '../../src/api/task-service.js';
 import { loadConfig, type Config } from '../../src/config.js';
@@ -84,10 +84,7 @@ export class Harness {
       policies: this.policies,
     });
     const metrics = new ApiMetrics({
-      readCounts: async () => ({
-        byStatus: await this.tasks.countByStatus(GAUGED_STATUSES),
-        oldestOverdueSeconds: 0,
-      }),
+      readCounts: taskCountsReader(this.tasks, this.config.limits.maxScheduleAheadSeconds * 1000),
       cacheMs: 0,
     });
     this.app = await buildApp({ config: this.config, tasks: this.tasks, metrics });
