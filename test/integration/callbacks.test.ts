@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CALLBACK_BACKOFF } from '../../src/shared/constants.js';
 import { Harness } from '../helpers/harness.js';
 import { freePort } from '../helpers/processes.js';
-import { uniqueId, waitForStatus } from '../helpers/tasks.js';
+import { uniqueId, waitForStatus, waitUntilRetrying } from '../helpers/tasks.js';
 import { waitFor } from '../helpers/wait.js';
 
 let h: Harness;
@@ -83,10 +83,7 @@ describe('callback attempts', () => {
     h.receiver.script(taskId, [{ status: 429, headers: { 'retry-after': '3600' } }]);
     await create(taskId);
     const [first] = await h.receiver.waitForCalls(taskId, 1);
-    const retrying = await waitFor(async () => {
-      const { body } = await h.get(taskId);
-      return body.nextAttemptAt !== null && body;
-    });
+    const retrying = await waitUntilRetrying(h, taskId);
     const waitMs = Date.parse(retrying.nextAttemptAt!) - first!.at;
     expect(waitMs).toBeGreaterThanOrEqual(CALLBACK_BACKOFF.maxMs - 1000);
     expect(waitMs).toBeLessThanOrEqual(CALLBACK_BACKOFF.maxMs + 2000);

@@ -4,8 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Harness } from '../helpers/harness.js';
-import { waitForStatus } from '../helpers/tasks.js';
-import { waitFor } from '../helpers/wait.js';
+import { waitForStatus, waitUntilRetrying } from '../helpers/tasks.js';
 
 let h: Harness;
 beforeAll(async () => {
@@ -130,10 +129,8 @@ describe('retries and outcomes', () => {
       maxRetries: 3,
     });
 
-    const retrying = await waitFor(async () => {
-      const { body } = await h.get(taskId);
-      return body.status === 'RUNNING' && body.attempts === 1 && body.nextAttemptAt !== null && body;
-    });
+    const retrying = await waitUntilRetrying(h, taskId);
+    expect(retrying.attempts).toBe(1);
     expect(retrying.lastError).toEqual({ message: 'callback answered HTTP 503', statusCode: 503 });
 
     const calls = await h.receiver.waitForCalls(taskId, 3);

@@ -6,9 +6,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Task } from '../../src/api/schemas/tasks.js';
 import { Harness } from '../helpers/harness.js';
-import { uniqueId, waitForStatus } from '../helpers/tasks.js';
+import { uniqueId, waitForStatus, waitUntilRetrying } from '../helpers/tasks.js';
 import { temporal, temporalOk, updateEvents } from '../helpers/temporal-cli.js';
-import { waitFor } from '../helpers/wait.js';
 
 let h: Harness;
 beforeAll(async () => {
@@ -144,10 +143,7 @@ describe('reschedule of a task that is not SCHEDULED', () => {
         const taskId = uniqueId('retrying');
         h.receiver.script(taskId, [{ status: 503 }, { status: 200 }]);
         await createTask('retrying', { taskId, delaySeconds: 0, maxRetries: 1 });
-        await waitFor(async () => {
-          const { body } = await h.get(taskId);
-          return body.status === 'RUNNING' && body.nextAttemptAt !== null;
-        });
+        await waitUntilRetrying(h, taskId);
         return taskId;
       },
     },
