@@ -1,5 +1,5 @@
 // The closing line of scripts/test.sh, from vitest's JSON report: `tests: N passed, N failed, N
-// skipped, N suites failed`. A suite that fails to load has no failed test but counts as failed; a
+// skipped, N test files failed`. A suite that fails to load has no failed test but counts as failed; a
 // missing report (vitest crashed or was killed) is a failure too. Exits 1 on any failure.
 // Usage: node scripts/test-summary.mjs <report.json> <vitest exit status>
 import console from 'node:console';
@@ -14,10 +14,12 @@ if (!reportPath || !existsSync(reportPath)) {
 }
 const report = JSON.parse(readFileSync(reportPath, 'utf8'));
 const skipped = (report.numPendingTests ?? 0) + (report.numTodoTests ?? 0);
-const failedSuites = report.numFailedTestSuites ?? 0;
+// Test files that failed, a file that failed to load included (vitest's numFailedTestSuites also
+// counts each describe block around a failed test).
+const failedSuites = (report.testResults ?? []).filter((file) => file.status === 'failed').length;
 console.log(
   `tests: ${report.numPassedTests} passed, ${report.numFailedTests} failed, ${skipped} skipped, ` +
-    `${failedSuites} suites failed`,
+    `${failedSuites} test files failed`,
 );
 const failed = status !== 0 || report.numFailedTests > 0 || failedSuites > 0 || report.success === false;
 process.exit(failed ? 1 : 0);

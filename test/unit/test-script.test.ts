@@ -28,6 +28,7 @@ const passing = {
   numPendingTests: 1,
   numTodoTests: 0,
   numFailedTestSuites: 0,
+  testResults: [{ status: 'passed' }, { status: 'passed' }],
 };
 
 describe('closing line of scripts/test.sh', () => {
@@ -37,21 +38,32 @@ describe('closing line of scripts/test.sh', () => {
       report: passing,
       status: 0,
       code: 0,
-      line: 'tests: 12 passed, 0 failed, 1 skipped, 0 suites failed',
+      line: 'tests: 12 passed, 0 failed, 1 skipped, 0 test files failed',
     },
     {
       name: 'a failed test',
-      report: { ...passing, success: false, numFailedTests: 2 },
+      report: {
+        ...passing,
+        success: false,
+        numFailedTests: 2,
+        numFailedTestSuites: 2,
+        testResults: [{ status: 'failed' }],
+      },
       status: 1,
       code: 1,
-      line: 'tests: 12 passed, 2 failed, 1 skipped, 0 suites failed',
+      line: 'tests: 12 passed, 2 failed, 1 skipped, 1 test files failed',
     },
     {
       name: 'a suite that failed to load, no failed test',
-      report: { ...passing, success: false, numFailedTestSuites: 1 },
+      report: {
+        ...passing,
+        success: false,
+        numFailedTestSuites: 1,
+        testResults: [{ status: 'failed' }, { status: 'passed' }],
+      },
       status: 1,
       code: 1,
-      line: 'tests: 12 passed, 0 failed, 1 skipped, 1 suites failed',
+      line: 'tests: 12 passed, 0 failed, 1 skipped, 1 test files failed',
     },
     {
       name: 'no report written',
