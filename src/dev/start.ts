@@ -6,7 +6,12 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Connection } from '@temporalio/client';
-import { dynamicConfigArgs, searchAttributeArgs, sqlitePragmaArgs } from '../temporal/dev-server.js';
+import {
+  addMissingSearchAttributes,
+  dynamicConfigArgs,
+  searchAttributeArgs,
+  sqlitePragmaArgs,
+} from '../temporal/dev-server.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const children: ChildProcess[] = [];
@@ -49,7 +54,12 @@ async function waitForTemporal(address: string, timeoutMs: number): Promise<void
   for (;;) {
     try {
       const connection = await Connection.connect({ address, connectTimeout: 1000 });
-      await connection.workflowService.describeNamespace({ namespace: env.TEMPORAL_NAMESPACE ?? 'default' });
+      const namespace = env.TEMPORAL_NAMESPACE ?? 'default';
+      await connection.workflowService.describeNamespace({ namespace });
+      // A database from an earlier version lacks the attributes added since (Owner): add them.
+      const added = externalServer ? [] : await addMissingSearchAttributes(connection, namespace);
+      if (added.length > 0)
+        console.log(`[dev] registered search attributes ${added.join(', ')} on the existing database`);
       await connection.close();
       return;
     } catch (err) {
