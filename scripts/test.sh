@@ -14,11 +14,10 @@ if [[ -z "${TEMPORAL_TEST_ADDRESS:-}" ]]; then
 fi
 mkdir -p .data
 report=.data/test-report.json
+# A report left by an earlier run must not stand in for this one.
+rm -f "$report"
 status=0
 npx vitest run --reporter=default --reporter=json --outputFile.json="$report" "$@" || status=$?
-# A closing line any CI can read.
-node -e '
-  const r = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
-  console.log(`tests: ${r.numPassedTests} passed, ${r.numFailedTests} failed, ${r.numPendingTests + r.numTodoTests} skipped`);
-' "$report" || true
+# A closing line any CI can read; it fails when vitest wrote no report or a suite failed to load.
+node scripts/test-summary.mjs "$report" "$status" || status=$((status == 0 ? 1 : status))
 exit $status

@@ -13,7 +13,7 @@ import { connectionOptions } from '../temporal/connection.js';
 import { createDataConverter } from '../temporal/data-converter.js';
 import { buildApp } from './app.js';
 import { bearerMatches } from './routes/health.js';
-import { ApiMetrics, GAUGED_STATUSES, oldestAgeSeconds } from './metrics.js';
+import { ApiMetrics, taskCountsReader } from './metrics.js';
 import { TaskService } from './task-service.js';
 
 const config = loadConfig();
@@ -49,18 +49,7 @@ const keyring = loadPayloadKeyring(config.encryption);
 const dataConverter = createDataConverter(keyring);
 const tasks = new TaskService({ connection, config, policies, dataConverter });
 const metrics = new ApiMetrics({
-  readCounts: async () => {
-    const now = Date.now();
-    const overdue = await tasks.countOverdue(now);
-    const oldestOverdueSeconds =
-      overdue === 0
-        ? 0
-        : await oldestAgeSeconds(
-            (ageMs) => tasks.countOverdue(now - ageMs),
-            config.limits.maxScheduleAheadSeconds * 1000,
-          );
-    return { byStatus: await tasks.countByStatus(GAUGED_STATUSES), overdue, oldestOverdueSeconds };
-  },
+  readCounts: taskCountsReader(tasks, config.limits.maxScheduleAheadSeconds * 1000),
 });
 const codec = dataConverter.payloadCodecs?.[0];
 const app = await buildApp({ config, tasks, metrics, logger, keys, ...(codec ? { codec } : {}) });

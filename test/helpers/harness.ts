@@ -12,7 +12,7 @@ import type { FastifyInstance, InjectOptions } from 'fastify';
 import { pino } from 'pino';
 import { inject } from 'vitest';
 import { buildApp } from '../../src/api/app.js';
-import { ApiMetrics, GAUGED_STATUSES } from '../../src/api/metrics.js';
+import { ApiMetrics, taskCountsReader } from '../../src/api/metrics.js';
 import type { Task } from '../../src/api/schemas/tasks.js';
 import { TaskService } from '../../src/api/task-service.js';
 import { KeyStore } from '../../src/auth/key-store.js';
@@ -163,10 +163,7 @@ export class Harness {
       ...(this.resolve ? { resolve: this.resolve } : {}),
     });
     const metrics = new ApiMetrics({
-      readCounts: async () => ({
-        byStatus: await this.tasks.countByStatus(GAUGED_STATUSES),
-        oldestOverdueSeconds: 0,
-      }),
+      readCounts: taskCountsReader(this.tasks, this.config.limits.maxScheduleAheadSeconds * 1000),
       cacheMs: 0,
     });
     const codec = this.dataConverter.payloadCodecs?.[0];

@@ -7,6 +7,7 @@ import type { CallbackBody } from '../../src/activities/callback.js';
 import { waitFor } from './wait.js';
 
 export interface ReceivedCallback {
+  method: string;
   path: string;
   headers: IncomingHttpHeaders;
   body: CallbackBody;
@@ -39,7 +40,14 @@ export class CallbackReceiver {
       req.on('end', () => {
         const raw = Buffer.concat(chunks).toString('utf8');
         const body = JSON.parse(raw) as ReceivedCallback['body'];
-        this.received.push({ path: req.url ?? '/', headers: req.headers, body, raw, at: Date.now() });
+        this.received.push({
+          method: req.method ?? '',
+          path: req.url ?? '/',
+          headers: req.headers,
+          body,
+          raw,
+          at: Date.now(),
+        });
         const script = this.scripts.get(body.taskId) ?? this.scripts.get(req.url ?? '/') ?? [{ status: 200 }];
         const index = this.received.filter((r) => r.body.taskId === body.taskId).length - 1;
         const answer = script[Math.min(index, script.length - 1)] ?? { status: 200 };
