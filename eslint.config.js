@@ -3,7 +3,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', '.tools/**', '.data/**', 'bench/results/**', 'coverage/**'] },
+  { ignores: ['**/dist/**', '**/node_modules/**', '.tools/**', '.data/**', 'bench/results/**', 'coverage/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -59,7 +59,7 @@ export default tseslint.config(
   },
   {
     // Config files and test/bench entry points may default-export where their tools require it.
-    files: ['*.config.ts', 'test/global-setup.ts'],
+    files: ['*.config.ts', 'sdk/*/*.config.ts', 'test/global-setup.ts'],
     rules: { 'no-restricted-syntax': 'off' },
   },
   {
