@@ -32,6 +32,8 @@ ENV NODE_ENV=production \
     PORT=3000 \
     WORKER_HOST=0.0.0.0 \
     WORKER_PORT=3001
+# Where docker-compose.yml keeps the API keys file (a named volume takes this directory's owner).
+RUN mkdir -p /var/lib/delayed-tasks/keys && chown node:node /var/lib/delayed-tasks/keys
 WORKDIR /app
 # Owned by root and read-only to the process user: the app never writes to its own files.
 COPY package.json ./

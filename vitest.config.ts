@@ -9,7 +9,7 @@ export default defineConfig({
       {
         test: {
           name: 'unit',
-          include: ['test/unit/**/*.test.ts', 'test/deploy/**/*.test.ts'],
+          include: ['test/unit/**/*.test.ts', 'test/deploy/**/*.test.ts', 'test/replay/**/*.test.ts'],
           pool: 'forks',
         },
       },

@@ -26,12 +26,13 @@
  *                             for a quick one, else the scenarios' names), or a path of your choosing
  *   --keep                    keep the scratch directory (databases, logs)
  */
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, hostname, loadavg, tmpdir, totalmem } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { execFileSync } from 'node:child_process';
 import { Child } from './infra/child.js';
+import { buildIfStale } from './infra/build.js';
 import { compileEntries } from './infra/compile.js';
 import { redisVersion } from './infra/redis-server.js';
 import {
@@ -104,26 +105,6 @@ function version(pkg: string): string {
   ).version;
 }
 
-/** Newest modification time of the files under `dir`, ms; 0 when it does not exist. */
-function newest(dir: string): number {
-  let latest = 0;
-  try {
-    for (const entry of readdirSync(dir, { recursive: true, withFileTypes: true })) {
-      if (entry.isFile()) latest = Math.max(latest, statSync(join(entry.parentPath, entry.name)).mtimeMs);
-    }
-  } catch {
-    return 0;
-  }
-  return latest;
-}
-
-/** Runs `npm run build` when src/ changed after dist/ was last built. */
-function buildIfStale(): void {
-  if (newest(join(root, 'dist')) >= newest(join(root, 'src'))) return;
-  log('src/ is newer than dist/: npm run build');
-  execFileSync('npm', ['run', '--silent', 'build'], { cwd: root, stdio: 'inherit' });
-}
-
 const log = (message: string) => console.log(`[bench ${new Date().toISOString().slice(11, 19)}] ${message}`);
 
 async function main(): Promise<void> {
@@ -135,7 +116,7 @@ async function main(): Promise<void> {
   if (server !== 'sqlite' && flags['sqlite-pragma']) throw new Error('--sqlite-pragma needs --server sqlite');
   if (server !== 'postgres' && flags['postgres-setting'])
     throw new Error('--postgres-setting needs --server postgres');
-  if (!flags.dist) buildIfStale();
+  if (!flags.dist && buildIfStale(root)) log('src/ was newer than dist/: rebuilt with npm run build');
   const runDir = mkdtempSync(join(tmpdir(), 'delayed-task-bench-'));
   const cli = temporalCli(root);
   const serverTools = server === 'postgres' ? temporalServerTools(root) : undefined;

@@ -66,6 +66,27 @@ export interface Config {
     /** How far in the past an `executeAt` may be (it then fires at once). @defaultValue 300 */
     maxPastSeconds: number;
   };
+  auth: {
+    /**
+     * JSON file of API keys (`npm run keys -- create`). Unset: authentication is off, which the API
+     * allows only on a loopback address; every request then acts as owner `default` with every scope.
+     */
+    keysFile: string | undefined;
+    /** How often the keys file is checked for changes; 0: only on SIGHUP. @defaultValue 2000 */
+    keysWatchIntervalMs: number;
+    /** Requests per minute of a key that sets no `requestsPerMinute`, per API process. @defaultValue 6000 */
+    requestsPerMinute: number;
+    /** Failed authentications per minute from one client address before it gets 429. @defaultValue 30 */
+    failuresPerMinute: number;
+  };
+  metrics: {
+    /** When set, `/metrics` of the API requires `Authorization: Bearer <token>`. */
+    token: string | undefined;
+    /** When set, the API serves `/metrics` on this port (and `host`) only, not on the API's port. */
+    port: number | undefined;
+    /** @defaultValue `127.0.0.1` */
+    host: string;
+  };
   /** Path of the task-type policy file; none means every type uses the default policy. */
   policiesFile: string | undefined;
   logLevel: LogLevel;
@@ -137,6 +158,19 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
       ),
       maxPastSeconds: read.int('MAX_PAST_SECONDS', 300, 0, 24 * 3600),
     },
+    auth: {
+      keysFile: read.optionalString('API_KEYS_FILE'),
+      keysWatchIntervalMs: read.int('API_KEYS_WATCH_INTERVAL_MS', 2000, 0, 3_600_000),
+      requestsPerMinute: read.int('RATE_LIMIT_PER_MINUTE', 6000, 1, 10_000_000),
+      failuresPerMinute: read.int('AUTH_FAILURES_PER_MINUTE', 30, 1, 1_000_000),
+    },
+    metrics: {
+      token:
+        read.string('METRICS_TOKEN', '', /^(|\S{16,})$/, 'at least 16 characters without spaces') ||
+        undefined,
+      port: read.optionalInt('METRICS_PORT', 1, 65_535),
+      host: read.string('METRICS_HOST', '127.0.0.1', /^\S+$/, 'a host name or address'),
+    },
     policiesFile: read.optionalString('TASK_POLICIES_FILE'),
     logLevel: read.oneOf('LOG_LEVEL', 'info', LOG_LEVELS),
   };
@@ -176,6 +210,10 @@ class EnvReader {
       return fallback;
     }
     return parsed;
+  }
+
+  optionalInt(key: string, min: number, max: number): number | undefined {
+    return this.raw(key) === undefined ? undefined : this.int(key, min, min, max);
   }
 
   bool(key: string, fallback: boolean): boolean {

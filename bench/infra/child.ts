@@ -84,6 +84,11 @@ export class Child {
     }
   }
 
+  /** Sends `signal` as is: SIGKILL for a crash, SIGSTOP/SIGCONT to freeze and resume. */
+  signal(signal: NodeJS.Signals): void {
+    if (!this.done) this.process.kill(signal);
+  }
+
   /** SIGTERM, then SIGKILL after `graceMs`. */
   async stop(graceMs = 10_000): Promise<void> {
     if (this.done) return;

@@ -10,6 +10,7 @@ import { loadConfig } from '../../src/config.js';
 import { Policies } from '../../src/policies.js';
 import { taskStartOptions } from '../../src/api/task-service.js';
 import { TASK_WORKFLOW_TYPE } from '../../src/shared/constants.js';
+import { DEFAULT_OWNER } from '../../src/shared/owner.js';
 import type { delayedTask } from '../../src/workflows/delayed-task.js';
 import type { ProcessRef } from '../infra/memory.js';
 import type { PersistenceTotals } from '../infra/temporal-server.js';
@@ -45,6 +46,7 @@ export class OursDirect implements System {
         maxRetries: task.maxRetries,
       },
       {
+        owner: DEFAULT_OWNER,
         now: Date.now(),
         limits: this.limits,
         policy,

@@ -1,5 +1,6 @@
 #!/bin/sh
-# Registers the custom search attributes the service writes and lists by (src/shared/constants.ts).
+# Registers the custom search attributes the service writes and lists by (src/shared/constants.ts):
+# TaskType, TaskStatus, ExecuteAt and Owner (the owner of the API key that created the task).
 # Runs in temporalio/admin-tools after the namespace exists; safe to run on every `up`:
 # an attribute that already exists with the same type counts as registered, one that exists with
 # another type fails the run, since the service could not use it.
@@ -33,7 +34,7 @@ register() {
   return 1
 }
 
-for spec in TaskType:Keyword TaskStatus:Keyword ExecuteAt:Datetime; do
+for spec in TaskType:Keyword TaskStatus:Keyword ExecuteAt:Datetime Owner:Keyword; do
   attempt=1
   while :; do
     status=0

@@ -20,6 +20,8 @@ export interface CallbackBody {
 
 /** One attempt: the body, and where and how long to send it. */
 export interface CallbackInput extends CallbackBody {
+  /** Owner of the task (src/shared/owner.ts); absent in attempts scheduled before owners existed. */
+  owner?: string;
   callbackUrl: string;
   timeoutMs: number;
 }
@@ -105,7 +107,8 @@ async function post(
   userAgent: string,
   cancellation: AbortSignal,
 ): Promise<AttemptOutcome> {
-  const { callbackUrl: _url, timeoutMs: _timeout, ...fields } = input;
+  // The callback body is the contract's, unchanged: the owner travels for signing, not in the body.
+  const { callbackUrl: _url, timeoutMs: _timeout, owner: _owner, ...fields } = input;
   const body: CallbackBody = fields;
   const headers: Record<string, string> = {
     'content-type': 'application/json',

@@ -5,8 +5,10 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import type { KeyStore } from '../auth/key-store.js';
 import type { Config } from '../config.js';
 import { createAjv, toFieldProblems } from '../validation.js';
+import { registerAuth, SECURITY_SCHEME } from './auth.js';
 import { ApiError, ERROR_DESCRIPTIONS, ErrorCode } from './errors.js';
 import { checkNumbers, malformedJson } from './json-body.js';
 import type { ApiMetrics } from './metrics.js';
@@ -18,6 +20,10 @@ export interface AppOptions {
   config: Readonly<Config>;
   tasks: TaskService;
   metrics: ApiMetrics;
+  /** The API keys; undefined: authentication is off (every request is owner `default`, every scope). */
+  keys?: KeyStore | undefined;
+  /** False when /metrics is served on a port of its own (METRICS_PORT). @defaultValue true */
+  serveMetrics?: boolean;
   /** Fastify's logger option: a pino instance in production, false in quiet tests. */
   logger?: FastifyServerOptions['loggerInstance'] | false;
 }
@@ -60,6 +66,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const apiError = toApiError(error);
+    if (request.audit) request.audit.outcome = apiError.code;
+    if (apiError.code === ErrorCode.Unauthenticated) {
+      reply.header('www-authenticate', 'Bearer realm="delayed-task-service"');
+    }
     if (apiError.status >= 500) request.log.error({ err: error }, 'request failed');
     else request.log.info({ code: apiError.code, message: apiError.message }, 'request rejected');
     return reply.code(apiError.status).send(apiError.toBody());
@@ -91,6 +101,13 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     );
   });
 
+  // Before the routes and the documentation: it reads each route's scope as it is registered.
+  await registerAuth(app, {
+    keys: options.keys,
+    requestsPerMinute: config.auth.requestsPerMinute,
+    failuresPerMinute: config.auth.failuresPerMinute,
+  });
+
   await app.register(swagger, {
     openapi: {
       openapi: '3.0.3',
@@ -98,7 +115,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
         title: 'Delayed task service',
         version: '1.0.0',
         description: [
-          'Durable delayed HTTP callbacks: each task is one Temporal workflow (workflow id = task id).',
+          'Durable delayed HTTP callbacks: each task is one Temporal workflow (workflow id = task id for owner `default`, `<owner>/<taskId>` otherwise).',
+          '',
+          "**Authentication:** `Authorization: Bearer dts_<keyId>_<secret>` on every `/api/v1` route (use **Authorize** above); each route names its scope: `tasks:read`, `tasks:write` or `admin` (which holds every scope and acts on every owner). A key sees only its owner's tasks. Without a keys file the API serves on loopback only, with authentication off.",
           '',
           '**Error codes** (body `{"error": {"code", "message", "details"}}`):',
           ...Object.entries(ERROR_DESCRIPTIONS).map(([code, text]) => `- \`${code}\`: ${text}`),
@@ -109,12 +128,28 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
         { name: 'dead letters', description: 'Inspect and replay FAILED tasks' },
         { name: 'operations', description: 'Health and metrics' },
       ],
+      components: {
+        securitySchemes: {
+          [SECURITY_SCHEME]: {
+            type: 'http',
+            scheme: 'bearer',
+            bearerFormat: 'dts_<keyId>_<secret>',
+            description: 'An API key minted with `npm run keys -- create`',
+          },
+        },
+      },
     },
   });
-  await app.register(swaggerUi, { routePrefix: '/docs' });
+  // persistAuthorization: a key pasted under Authorize survives a reload of /docs.
+  await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { persistAuthorization: true } });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 
-  await app.register(healthRoutes, { ready: () => tasks.ready(), metrics });
+  await app.register(healthRoutes, {
+    ready: () => tasks.ready(),
+    metrics,
+    metricsToken: config.metrics.token,
+    serveMetrics: options.serveMetrics ?? config.metrics.port === undefined,
+  });
   await app.register(taskRoutes, { tasks, onCreated: (taskType) => metrics.taskCreated(taskType) });
   return app;
 }

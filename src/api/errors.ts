@@ -6,6 +6,8 @@ import type { FieldProblem } from '../validation.js';
 
 export const ErrorCode = {
   InvalidArgument: 'INVALID_ARGUMENT',
+  Unauthenticated: 'UNAUTHENTICATED',
+  PermissionDenied: 'PERMISSION_DENIED',
   PayloadTooLarge: 'PAYLOAD_TOO_LARGE',
   TaskNotFound: 'TASK_NOT_FOUND',
   TaskConflict: 'TASK_CONFLICT',
@@ -21,6 +23,8 @@ export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 
 export const ERROR_STATUS: Record<ErrorCode, number> = {
   INVALID_ARGUMENT: 400,
+  UNAUTHENTICATED: 401,
+  PERMISSION_DENIED: 403,
   PAYLOAD_TOO_LARGE: 413,
   TASK_NOT_FOUND: 404,
   TASK_CONFLICT: 409,
@@ -37,16 +41,21 @@ export const ERROR_STATUS: Record<ErrorCode, number> = {
 export const ERROR_DESCRIPTIONS: Record<ErrorCode, string> = {
   INVALID_ARGUMENT:
     'The request is malformed or a field breaks a rule; `details` names each field. Nothing was created.',
+  UNAUTHENTICATED:
+    'No valid API key: send `Authorization: Bearer <key>`. The same answer for a missing, malformed, unknown, expired or disabled key.',
+  PERMISSION_DENIED:
+    "The API key lacks the route's scope, or may not use this task type or callback host (`details` names the field). Nothing was created.",
   PAYLOAD_TOO_LARGE:
     'The payload (or the whole body) is over the configured size limit. Nothing was created.',
-  TASK_NOT_FOUND: 'No task has this id.',
+  TASK_NOT_FOUND:
+    "No task has this id for the caller's owner (another owner's task answers exactly as an absent one).",
   TASK_CONFLICT: 'A task with this id exists with a different specification.',
   FAILED_PRECONDITION: 'The task is not in a status that allows this action.',
   NOT_FOUND: 'No such route or resource.',
   METHOD_NOT_ALLOWED: 'The route exists but not with this method.',
   UNSUPPORTED_MEDIA_TYPE: 'The body is not application/json.',
   RESOURCE_EXHAUSTED:
-    'Temporal refused for load or quota (for example another batch job is running); retry later.',
+    "Over the API key's request rate or the failed-authentication limit of the client address (`Retry-After` says when to retry), or Temporal refused for load or quota (for example another batch job is running); retry later.",
   UNAVAILABLE: 'Temporal cannot be reached; retry later. The request may not have been carried out.',
   INTERNAL: 'An unexpected error; the server log has the details.',
 };

@@ -1,17 +1,45 @@
 /**
  * API process entry point: owns the logger, the Temporal connection, listen and graceful close.
  */
+import { createServer } from 'node:http';
 import { Connection } from '@temporalio/client';
+import { KeyStore } from '../auth/key-store.js';
+import { refusalWithoutKeys } from '../auth/secure-default.js';
 import { loadConfig } from '../config.js';
 import { createLogger } from '../observability/logger.js';
 import { loadPolicies } from '../policies.js';
 import { connectionOptions } from '../temporal/connection.js';
 import { buildApp } from './app.js';
+import { bearerMatches } from './routes/health.js';
 import { ApiMetrics, GAUGED_STATUSES, oldestAgeSeconds } from './metrics.js';
 import { TaskService } from './task-service.js';
 
 const config = loadConfig();
 const logger = createLogger(config.logLevel, 'api');
+
+// Secure by default: no keys, no network. Checked before anything connects or listens.
+const refusal = refusalWithoutKeys(config.api.host, config.auth.keysFile);
+if (refusal) {
+  logger.fatal(refusal);
+  process.exit(1);
+}
+let keys: KeyStore | undefined;
+if (config.auth.keysFile) {
+  try {
+    keys = new KeyStore(config.auth.keysFile, logger);
+  } catch (err) {
+    logger.fatal((err as Error).message);
+    process.exit(1);
+  }
+  keys.watch(config.auth.keysWatchIntervalMs);
+  process.on('SIGHUP', () => keys?.reload('SIGHUP'));
+  logger.info({ keys: keys.current.size, path: keys.path }, 'API keys loaded');
+} else {
+  logger.warn(
+    { host: config.api.host },
+    'authentication is off (no API_KEYS_FILE): every request acts as owner "default" with every scope; loopback only',
+  );
+}
 const policies = loadPolicies(config.policiesFile);
 // Lazy: the API starts (and /readyz says 503) while Temporal is down, and recovers when it is back.
 const connection = Connection.lazy(connectionOptions(config.temporal));
@@ -30,13 +58,40 @@ const metrics = new ApiMetrics({
     return { byStatus: await tasks.countByStatus(GAUGED_STATUSES), overdue, oldestOverdueSeconds };
   },
 });
-const app = await buildApp({ config, tasks, metrics, logger });
+const app = await buildApp({ config, tasks, metrics, logger, keys });
+
+// METRICS_PORT: /metrics on an interface of its own (e.g. a cluster-internal one), not on the API's.
+const metricsServer =
+  config.metrics.port === undefined
+    ? undefined
+    : createServer((req, res) => {
+        if (req.method !== 'GET' || (req.url ?? '').split('?')[0] !== '/metrics') {
+          res.writeHead(404, { 'content-type': 'text/plain' }).end('only GET /metrics here\n');
+          return;
+        }
+        if (
+          config.metrics.token !== undefined &&
+          !bearerMatches(req.headers.authorization, config.metrics.token)
+        ) {
+          res.writeHead(401, { 'www-authenticate': 'Bearer' }).end();
+          return;
+        }
+        metrics.registry.metrics().then(
+          (text) => res.writeHead(200, { 'content-type': metrics.registry.contentType }).end(text),
+          (err: unknown) => {
+            logger.error({ err }, 'metrics scrape failed');
+            res.writeHead(500, { 'content-type': 'text/plain' }).end('# metrics unavailable\n');
+          },
+        );
+      });
 
 let closing = false;
 async function close(signal: string): Promise<void> {
   if (closing) return;
   closing = true;
   logger.info({ signal }, 'shutting down: finishing in-flight requests');
+  keys?.close();
+  metricsServer?.close();
   await app.close();
   await connection.close();
 }
@@ -44,6 +99,11 @@ process.on('SIGTERM', () => void close('SIGTERM'));
 process.on('SIGINT', () => void close('SIGINT'));
 
 await app.listen({ host: config.api.host, port: config.api.port });
+if (metricsServer && config.metrics.port !== undefined) {
+  const { host, port } = config.metrics;
+  await new Promise<void>((resolve) => metricsServer.listen(port, host, resolve));
+  logger.info({ metrics: `http://${host}:${port}/metrics` }, 'metrics served on their own port');
+}
 logger.info(
   {
     temporal: config.temporal.address,

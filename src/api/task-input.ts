@@ -143,7 +143,7 @@ export function checkCallbackUrl(url: string | undefined, policy: TaskTypePolicy
 }
 
 /** `orders.internal` matches itself; `*.internal` matches any sub-domain of internal. */
-function hostMatches(hostname: string, allowed: string): boolean {
+export function hostMatches(hostname: string, allowed: string): boolean {
   const host = hostname.toLowerCase();
   const rule = allowed.toLowerCase();
   return rule.startsWith('*.') ? host.endsWith(rule.slice(1)) : host === rule;
@@ -161,6 +161,8 @@ export function capped(
 }
 
 export interface CreateContext {
+  /** Owner the task is created for (the API key's). */
+  owner: string;
   now: number;
   limits: Limits;
   policy: TaskTypePolicy;
@@ -178,6 +180,7 @@ export function buildTaskSpec(
   const executeAtMs = resolveWhen(body, ctx.now, ctx.limits);
   const spec: TaskSpec = {
     taskId: body.taskId ?? ctx.newTaskId(),
+    owner: ctx.owner,
     taskType: body.taskType,
     payload,
     payloadVersion: body.payloadVersion ?? PAYLOAD_VERSION_DEFAULT,

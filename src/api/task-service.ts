@@ -1,6 +1,8 @@
 /**
- * What the API does with tasks, in Temporal terms: each task is one workflow whose id is the task id.
- * Every Temporal call runs under a deadline, so an unreachable server means a fast 503.
+ * What the API does with tasks, in Temporal terms: each task is one workflow whose id is derived
+ * from its owner and task id (src/shared/owner.ts). Every call addresses one owner's tasks, so
+ * another owner's task is as absent as a missing one. Every Temporal call runs under a deadline,
+ * so an unreachable server means a fast 503.
  */
 import { randomUUID } from 'node:crypto';
 import {
@@ -11,13 +13,15 @@ import {
   type WorkflowStartOptions,
 } from '@temporalio/client';
 import proto, { type temporal } from '@temporalio/proto';
+import { checkTaskAccess, type TaskAccess } from '../auth/principal.js';
 import type { Config } from '../config.js';
 import { Policies, type TaskTypePolicy } from '../policies.js';
 import { SEARCH_ATTRIBUTES, TASK_WORKFLOW_TYPE } from '../shared/constants.js';
+import { DEFAULT_OWNER, parseWorkflowId, workflowIdOf } from '../shared/owner.js';
 import type { TaskError, TaskSpec, TaskState, TaskStatus } from '../shared/task.js';
-import { initialTaskState, TASK_STATUSES } from '../shared/task.js';
+import { initialTaskState, ownerOf, TASK_STATUSES } from '../shared/task.js';
 import { cancelSignal, rescheduleUpdate, statusQuery, type delayedTask } from '../workflows/delayed-task.js';
-import { ApiError, ErrorCode, invalidArgument } from './errors.js';
+import { ApiError, ErrorCode, invalidArgument, taskNotFound } from './errors.js';
 import type {
   BatchJob,
   BulkCancelBody,
@@ -56,16 +60,23 @@ export class TaskService {
     this.now = options.now ?? Date.now;
   }
 
-  /** Creates a task; the same id with the same spec returns the existing task (`created: false`). */
-  async create(body: CreateTaskBody): Promise<{ task: Task; created: boolean }> {
+  /**
+   * Creates a task for `access.owner`; the same id with the same spec returns the existing task
+   * (`created: false`). Idempotency is per owner: another owner's task of the same id is another task.
+   */
+  async create(access: TaskAccess, body: CreateTaskBody): Promise<{ task: Task; created: boolean }> {
+    checkTaskAccess(access, { taskType: body.taskType });
     const policy = this.policyOf(body.taskType);
     const { spec, fingerprint } = buildTaskSpec(body, {
+      owner: access.owner,
       now: this.now(),
       limits: this.options.config.limits,
       policy,
       callbackTaskQueue: Policies.taskQueue(this.taskQueue, policy),
       newTaskId: randomUUID,
     });
+    checkTaskAccess(access, spec);
+    const workflowId = workflowIdOf(spec.owner, spec.taskId);
     try {
       await this.start(spec, fingerprint, 'REJECT_DUPLICATE');
       return { task: toTask(initialTaskState(spec)), created: true };
@@ -73,22 +84,24 @@ export class TaskService {
       if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw toApiError(err);
     }
     const existing = await this.call(
-      () => this.client.workflow.getHandle(spec.taskId).describe(),
+      () => this.client.workflow.getHandle(workflowId).describe(),
       spec.taskId,
     );
     if (existing.type !== TASK_WORKFLOW_TYPE || existing.memo?.specHash !== fingerprint) {
       throw new ApiError(ErrorCode.TaskConflict, `task ${spec.taskId} exists with a different specification`);
     }
-    return { task: await this.get(spec.taskId), created: false };
+    return { task: await this.get(spec.owner, spec.taskId), created: false };
   }
 
-  async get(taskId: string): Promise<Task> {
-    return toTask(await this.state(taskId));
+  /** A task of `owner`; another owner's task of this id answers 404 as an absent one does. */
+  async get(owner: string, taskId: string): Promise<Task> {
+    return toTask(await this.state(owner, taskId));
   }
 
   /** Cancels a SCHEDULED or RUNNING task; a CANCELLED one is a no-op; a finished one is a conflict. */
-  async cancel(taskId: string): Promise<Task> {
-    const state = await this.state(taskId);
+  async cancel(access: TaskAccess, taskId: string): Promise<Task> {
+    const state = await this.state(access.owner, taskId);
+    checkTaskAccess(access, { taskType: state.taskType });
     if (state.status === 'CANCELLED') return toTask(state);
     if (state.status === 'SUCCEEDED' || state.status === 'FAILED') {
       throw new ApiError(
@@ -100,31 +113,38 @@ export class TaskService {
       await this.call(
         () =>
           this.client.workflow
-            .getHandle(taskId)
+            .getHandle(workflowIdOf(access.owner, taskId))
             .signal(cancelSignal, { reason: 'cancelled through the API' }),
         taskId,
       );
     } catch (err) {
       // Finished between the query and the signal: report what it became.
       if (!isNotRunning(err)) throw toApiError(err, taskId);
-      return this.cancel(taskId);
+      return this.cancel(access, taskId);
     }
-    return this.get(taskId);
+    return this.get(access.owner, taskId);
   }
 
-  async reschedule(taskId: string, body: RescheduleBody): Promise<Task> {
+  async reschedule(access: TaskAccess, taskId: string, body: RescheduleBody): Promise<Task> {
     const executeAt = new Date(resolveWhen(body, this.now(), this.options.config.limits)).toISOString();
+    // The update goes straight to the workflow: only a key limited to some task types reads it first.
+    if (access.allowedTaskTypes) {
+      checkTaskAccess(access, { taskType: (await this.state(access.owner, taskId)).taskType });
+    }
     try {
       const state = await this.call(
         () =>
-          this.client.workflow.getHandle(taskId).executeUpdate(rescheduleUpdate, { args: [{ executeAt }] }),
+          this.client.workflow
+            .getHandle(workflowIdOf(access.owner, taskId))
+            .executeUpdate(rescheduleUpdate, { args: [{ executeAt }] }),
         taskId,
       );
+      if (ownerOf(state) !== access.owner) throw taskNotFound(taskId);
       return toTask(state);
     } catch (err) {
       if (err instanceof ApiError && err.code === ErrorCode.TaskNotFound) {
         // Updates cannot reach a closed run: tell "gone" from "finished".
-        const state = await this.state(taskId);
+        const state = await this.state(access.owner, taskId);
         throw new ApiError(
           ErrorCode.FailedPrecondition,
           `only a SCHEDULED task can be rescheduled; this one is ${state.status}`,
@@ -135,8 +155,9 @@ export class TaskService {
   }
 
   /** Runs a FAILED or CANCELLED task again as a new run of the same workflow id. */
-  async replay(taskId: string, body: ReplayBody): Promise<Task> {
-    const previous = await this.state(taskId);
+  async replay(access: TaskAccess, taskId: string, body: ReplayBody): Promise<Task> {
+    const previous = await this.state(access.owner, taskId);
+    checkTaskAccess(access, previous);
     if (previous.status !== 'FAILED' && previous.status !== 'CANCELLED') {
       throw new ApiError(
         ErrorCode.FailedPrecondition,
@@ -150,6 +171,7 @@ export class TaskService {
     const now = this.now();
     const spec: TaskSpec = {
       taskId,
+      owner: access.owner,
       taskType: previous.taskType,
       payload,
       payloadVersion: body.payloadVersion ?? previous.payloadVersion,
@@ -179,9 +201,13 @@ export class TaskService {
     return toTask(initialTaskState(spec));
   }
 
-  /** One page of tasks from Temporal visibility, newest first, the latest run of each task only. */
-  async list(query: ListTasksQuery): Promise<TaskList> {
+  /**
+   * One page of tasks from Temporal visibility, newest first, the latest run of each task only:
+   * those of `owner`, or of every owner when undefined (admin).
+   */
+  async list(owner: string | undefined, query: Omit<ListTasksQuery, 'owner'>): Promise<TaskList> {
     const filters = [this.baseQuery()];
+    if (owner !== undefined) filters.push(ownerFilter(owner));
     if (query.status) filters.push(`${SEARCH_ATTRIBUTES.taskStatus.name} = '${query.status}'`);
     if (query.taskType) filters.push(`${SEARCH_ATTRIBUTES.taskType.name} = '${query.taskType}'`);
     let nextPageToken: Uint8Array | undefined;
@@ -210,7 +236,7 @@ export class TaskService {
   /** Replays every matching dead letter as one server-side batch reset. */
   async bulkReplay(body: BulkReplayBody): Promise<BatchJob> {
     const status = body.status ?? 'FAILED';
-    const matching = this.filterQuery(body.taskType, [status]);
+    const matching = this.filterQuery(body, [status]);
     // Visibility keeps every run, and a task replayed since still has its old FAILED run there.
     // Resetting such a run would run the task again: the batch leaves out all but the latest runs.
     const superseded = await this.supersededRuns(matching);
@@ -233,7 +259,7 @@ export class TaskService {
   /** Cancels every matching open task as one server-side batch of `cancel` signals. */
   async bulkCancel(body: BulkCancelBody): Promise<BatchJob> {
     const statuses: TaskStatus[] = body.status ? [body.status] : ['SCHEDULED', 'RUNNING'];
-    const query = `${this.filterQuery(body.taskType, statuses)} AND ExecutionStatus = 'Running'`;
+    const query = `${this.filterQuery(body, statuses)} AND ExecutionStatus = 'Running'`;
     const input = defaultPayloadConverter.toPayload({ reason: 'bulk cancel through the API' });
     return this.startBatch('cancel', query, {
       signalOperation: {
@@ -296,10 +322,14 @@ export class TaskService {
     return `WorkflowType = '${TASK_WORKFLOW_TYPE}' AND TaskQueue = '${this.taskQueue}'`;
   }
 
-  private filterQuery(taskType: string | undefined, statuses: readonly TaskStatus[]): string {
+  private filterQuery(
+    { taskType, owner }: { taskType?: string | undefined; owner?: string | undefined },
+    statuses: readonly TaskStatus[],
+  ): string {
     const list = statuses.map((status) => `'${status}'`).join(', ');
     const parts = [this.baseQuery(), `${SEARCH_ATTRIBUTES.taskStatus.name} IN (${list})`];
     if (taskType) parts.push(`${SEARCH_ATTRIBUTES.taskType.name} = '${taskType}'`);
+    if (owner !== undefined) parts.push(ownerFilter(owner));
     return parts.join(' AND ');
   }
 
@@ -348,8 +378,15 @@ export class TaskService {
     );
   }
 
-  private async state(taskId: string): Promise<TaskState> {
-    return this.call(() => this.client.workflow.getHandle(taskId).query(statusQuery), taskId);
+  /** The task `taskId` of `owner`, from its workflow's status query. */
+  private async state(owner: string, taskId: string): Promise<TaskState> {
+    const state = await this.call(
+      () => this.client.workflow.getHandle(workflowIdOf(owner, taskId)).query(statusQuery),
+      taskId,
+    );
+    // The workflow id already says the owner; a workflow started by hand under such an id does not count.
+    if (ownerOf(state) !== owner) throw taskNotFound(taskId);
+    return state;
   }
 
   /** Runs matching `query` that are no longer the latest run of their task. */
@@ -415,11 +452,12 @@ export function taskStartOptions(
   reuse: 'REJECT_DUPLICATE' | 'ALLOW_DUPLICATE',
 ): WorkflowStartOptions<typeof delayedTask> {
   return {
-    workflowId: spec.taskId,
+    workflowId: workflowIdOf(spec.owner, spec.taskId),
     taskQueue,
     args: [spec],
     workflowIdReusePolicy: reuse,
     typedSearchAttributes: [
+      { key: SEARCH_ATTRIBUTES.owner, value: spec.owner },
       { key: SEARCH_ATTRIBUTES.taskType, value: spec.taskType },
       { key: SEARCH_ATTRIBUTES.taskStatus, value: 'SCHEDULED' },
       { key: SEARCH_ATTRIBUTES.executeAt, value: new Date(spec.executeAt) },
@@ -433,12 +471,24 @@ export function taskStartOptions(
     },
     staticSummary: `${spec.taskType} → POST ${spec.callbackUrl}, due ${spec.executeAt}`,
     staticDetails: [
+      `**Owner:** ${spec.owner}, **task id:** ${spec.taskId}`,
       `**Task type:** ${spec.taskType}`,
       `**Callback:** POST ${spec.callbackUrl}`,
       `**Due:** ${spec.executeAt}`,
       `**Retries:** ${spec.maxRetries}, **timeout:** ${spec.timeoutMs} ms, **priority:** ${spec.priority}`,
     ].join('\n'),
   };
+}
+
+/**
+ * Visibility filter of one owner's tasks. Tasks started before owners existed have no `Owner`
+ * attribute and belong to `default`.
+ */
+function ownerFilter(owner: string): string {
+  const attribute = SEARCH_ATTRIBUTES.owner.name;
+  return owner === DEFAULT_OWNER
+    ? `(${attribute} = '${DEFAULT_OWNER}' OR ${attribute} IS NULL)`
+    : `${attribute} = '${owner}'`;
 }
 
 function fingerprintOf(spec: TaskSpec): string {
@@ -449,6 +499,7 @@ function fingerprintOf(spec: TaskSpec): string {
 function toTask(state: TaskState): Task {
   return {
     taskId: state.taskId,
+    owner: ownerOf(state),
     taskType: state.taskType,
     status: state.status,
     executeAt: state.executeAt,
@@ -487,8 +538,10 @@ function toSummary(execution: temporal.api.workflow.v1.IWorkflowExecutionInfo): 
     text(first(decode(attributes[SEARCH_ATTRIBUTES.executeAt.name]))) ?? text(decode(memo.executeAt));
   const priority = decode(memo.priority);
   const attempts = decode(memo.attempts);
+  const { owner, taskId } = parseWorkflowId(execution.execution?.workflowId ?? '');
   return {
-    taskId: execution.execution?.workflowId ?? '',
+    taskId,
+    owner,
     taskType: text(first(decode(attributes[SEARCH_ATTRIBUTES.taskType.name]))) ?? '',
     status: TASK_STATUSES.includes(status as TaskStatus) ? (status as TaskStatus) : 'SCHEDULED',
     executeAt: executeAt ? new Date(executeAt).toISOString() : null,

@@ -13,6 +13,8 @@ const children: ChildProcess[] = [];
 const env = { ...process.env };
 const externalServer = env.TEMPORAL_ADDRESS;
 const uiPort = Number(env.TEMPORAL_UI_PORT ?? 8233);
+// Where the dev server keeps its SQLite file; the fault matrix points it elsewhere.
+const dataDir = env.DEV_DATA_DIR ?? `${root}/.data`;
 
 function run(name: string, command: string, args: string[]): ChildProcess {
   const child = spawn(command, args, { cwd: root, env, stdio: ['ignore', 'inherit', 'inherit'] });
@@ -75,7 +77,7 @@ if (!address) {
   const cli = env.TEMPORAL_CLI_PATH;
   if (!cli) throw new Error('TEMPORAL_CLI_PATH is not set; start through scripts/dev.sh');
   const port = Number(env.TEMPORAL_PORT ?? 7233);
-  mkdirSync(`${root}/.data`, { recursive: true });
+  mkdirSync(dataDir, { recursive: true });
   address = `127.0.0.1:${port}`;
   env.TEMPORAL_ADDRESS = address;
   run('temporal dev server', cli, [
@@ -88,7 +90,7 @@ if (!address) {
     '--ui-port',
     String(uiPort),
     '--db-filename',
-    `${root}/.data/temporal.db`,
+    `${dataDir}/temporal.db`,
     '--log-level',
     'error',
     ...searchAttributeArgs(),
@@ -108,6 +110,6 @@ console.log(`
 [dev] Delayed task service is up:
   HTTP API        http://${apiHost}:${apiPort}   (docs: /docs, health: /healthz, /readyz, metrics: /metrics)
   Worker          ${workerUrl}   (health: /healthz, /readyz, metrics: /metrics)
-  Temporal        ${address}${externalServer ? ' (external server)' : `   (data: .data/temporal.db)\n  Temporal Web UI http://127.0.0.1:${uiPort}`}
+  Temporal        ${address}${externalServer ? ' (external server)' : `   (data: ${dataDir}/temporal.db)\n  Temporal Web UI http://127.0.0.1:${uiPort}`}
   Press Ctrl-C to stop.
 `);

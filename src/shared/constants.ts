@@ -22,6 +22,8 @@ export const SEARCH_ATTRIBUTES = {
   taskType: defineSearchAttributeKey('TaskType', SearchAttributeType.KEYWORD),
   taskStatus: defineSearchAttributeKey('TaskStatus', SearchAttributeType.KEYWORD),
   executeAt: defineSearchAttributeKey('ExecuteAt', SearchAttributeType.DATETIME),
+  /** Set at start; tasks started before owners existed have none and belong to `default`. */
+  owner: defineSearchAttributeKey('Owner', SearchAttributeType.KEYWORD),
 } as const;
 
 /** Every custom search attribute, for registering them on a server. */

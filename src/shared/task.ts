@@ -2,6 +2,7 @@
  * The task as the workflow, the activities and the API share it. Pure types and functions:
  * imported by workflow code, so no Node built-ins and no I/O here.
  */
+import { DEFAULT_OWNER } from './owner.js';
 
 export const TASK_STATUSES = ['SCHEDULED', 'RUNNING', 'SUCCEEDED', 'FAILED', 'CANCELLED'] as const;
 export type TaskStatus = (typeof TASK_STATUSES)[number];
@@ -14,7 +15,13 @@ export function isFinalStatus(status: TaskStatus): boolean {
 
 /** What the client asked for, with defaults applied: the workflow's input. */
 export interface TaskSpec {
+  /** The client's task id, unique per owner (the workflow id is derived from both: src/shared/owner.ts). */
   taskId: string;
+  /**
+   * Owner of the task: the owner of the API key that created it, `default` when authentication is
+   * off. Inputs recorded before owners existed have none: read them as `default` (`ownerOf`).
+   */
+  owner: string;
   taskType: string;
   payload: Record<string, unknown>;
   payloadVersion: number;
@@ -49,11 +56,17 @@ export interface TaskState extends Omit<TaskSpec, 'callbackTaskQueue'> {
   completedAt: string | null;
 }
 
+/** Owner of a task; a workflow input recorded before owners existed has none and is `default`'s. */
+export function ownerOf(spec: Pick<TaskSpec, 'owner'>): string {
+  return (spec.owner as string | undefined) ?? DEFAULT_OWNER;
+}
+
 /** A task as it starts: scheduled, nothing attempted yet. */
 export function initialTaskState(spec: TaskSpec): TaskState {
   const { callbackTaskQueue: _queue, ...fields } = spec;
   return {
     ...fields,
+    owner: ownerOf(spec),
     status: 'SCHEDULED',
     attempts: 0,
     lastError: null,

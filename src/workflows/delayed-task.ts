@@ -26,6 +26,7 @@ import {
   CallbackFailureType,
   initialTaskState,
   isFinalStatus,
+  ownerOf,
   FAILED_PRECONDITION_TYPE,
   TASK_FAILED_TYPE,
   type CallbackFailureDetails,
@@ -150,6 +151,7 @@ export async function delayedTask(spec: TaskSpec): Promise<TaskState> {
         await attemptScope.run(() =>
           deliverCallback({
             taskId: spec.taskId,
+            owner: ownerOf(spec),
             taskType: spec.taskType,
             payload: spec.payload,
             payloadVersion: spec.payloadVersion,

@@ -31,6 +31,7 @@ interface ComposeService {
   volumes?: (string | { type?: string; source?: string; target: string })[];
   restart?: string;
   container_name?: string;
+  environment?: Record<string, string> | string[];
 }
 
 interface ComposeFile {
@@ -168,6 +169,61 @@ function bindSources(service: ComposeService): string[] {
     const source = volume.split(':')[0] ?? '';
     return source.startsWith('.') || source.startsWith('/') ? [source] : [];
   });
+}
+
+function environmentOf(service: ComposeService): Record<string, string> {
+  const environment = service.environment ?? {};
+  if (!Array.isArray(environment)) return environment;
+  return Object.fromEntries(
+    environment.map((entry) => [entry.split('=')[0] ?? '', entry.split('=').slice(1).join('=')]),
+  );
+}
+
+/** Named volumes a service mounts: [volume, target, read-only]. */
+function namedMounts(service: ComposeService): { volume: string; target: string; readOnly: boolean }[] {
+  return (service.volumes ?? []).flatMap((volume) => {
+    if (typeof volume === 'object') return [];
+    const [source = '', target = '', mode] = volume.split(':');
+    if (source.startsWith('.') || source.startsWith('/')) return [];
+    return [{ volume: source, target, readOnly: mode === 'ro' }];
+  });
+}
+
+/**
+ * The API starts with a keys file (it refuses to serve on 0.0.0.0 without one): API_KEYS_FILE lies in
+ * a volume the API mounts read-only, which a one-shot service that the API waits for mints into
+ * with the keys CLI, only when the file has no key yet.
+ */
+function apiKeyProblems(compose: ComposeFile): string[] {
+  const api = compose.services.api;
+  if (!api) return ['no api service'];
+  const file = environmentOf(api).API_KEYS_FILE;
+  if (!file) return ['api: API_KEYS_FILE is not set'];
+  const dir = file.slice(0, file.lastIndexOf('/'));
+  const mount = namedMounts(api).find((entry) => entry.target === dir);
+  if (!mount) return [`api: ${dir} is not a volume`];
+  const problems: string[] = [];
+  if (!mount.readOnly) problems.push(`api: ${mount.volume} is mounted writable`);
+  const minters = Object.entries(compose.services).filter(
+    ([name, service]) =>
+      name !== 'api' &&
+      environmentOf(service).API_KEYS_FILE === file &&
+      namedMounts(service).some((entry) => entry.volume === mount.volume && !entry.readOnly),
+  );
+  if (minters.length !== 1) return [...problems, `no single service mints into ${mount.volume}`];
+  const [minterName, minter] = minters[0]!;
+  const command = [minter.command ?? []].flat().join(' ');
+  if (!/^node dist\/cli\/keys\.js create --if-none /.test(command)) {
+    problems.push(`${minterName}: does not run the keys CLI's create --if-none`);
+  }
+  if (
+    !dependencies(api).some(
+      ([name, entry]) => name === minterName && entry.condition === 'service_completed_successfully',
+    )
+  ) {
+    problems.push(`api: does not wait for ${minterName} to complete`);
+  }
+  return problems;
 }
 
 function loadCompose(): ComposeFile {
@@ -353,6 +409,60 @@ describe('files the stack mounts', () => {
 
   it.each(mounts)('$name mounts $source, which exists', ({ source }) => {
     expect(repoFileExists(source)).toBe(true);
+  });
+});
+
+describe('API keys', () => {
+  const minter: ComposeService = {
+    image: 'app:1.0',
+    command: ['node', 'dist/cli/keys.js', 'create', '--if-none', '--owner', 'default', '--scopes', 'admin'],
+    environment: { API_KEYS_FILE: '/keys/api-keys.json' },
+    volumes: ['keys:/keys'],
+  };
+  const api: ComposeService = {
+    image: 'app:1.0',
+    environment: ['API_KEYS_FILE=/keys/api-keys.json'],
+    volumes: ['keys:/keys:ro'],
+    depends_on: { mint: { condition: 'service_completed_successfully' } },
+  };
+  it.each<{ name: string; services: ComposeFile['services']; problem: string }>([
+    {
+      name: 'no keys file',
+      services: { api: { image: 'app:1.0' } },
+      problem: 'api: API_KEYS_FILE is not set',
+    },
+    {
+      name: 'a writable mount',
+      services: { api: { ...api, volumes: ['keys:/keys'] }, mint: minter },
+      problem: 'api: keys is mounted writable',
+    },
+    { name: 'nothing minting', services: { api }, problem: 'no single service mints into keys' },
+    {
+      name: 'a minter that mints on every start',
+      services: { api, mint: { ...minter, command: ['node', 'dist/cli/keys.js', 'create', '--owner', 'x'] } },
+      problem: "mint: does not run the keys CLI's create --if-none",
+    },
+    {
+      name: 'an API that does not wait for the key',
+      services: { api: { ...api, depends_on: {} }, mint: minter },
+      problem: 'api: does not wait for mint to complete',
+    },
+  ])('flags $name', ({ services, problem }) => {
+    expect(apiKeyProblems({ services })).toContain(problem);
+  });
+
+  it('the sample passes', () => {
+    expect(apiKeyProblems({ services: { api, mint: minter } })).toEqual([]);
+  });
+
+  it('docker-compose.yml mints the first key and starts the API on it', () => {
+    expect(apiKeyProblems(compose)).toEqual([]);
+  });
+
+  it('the image has the keys directory, owned by the process user, so a fresh volume is writable', () => {
+    const file = environmentOf(service('api')).API_KEYS_FILE ?? '';
+    const dir = file.slice(0, file.lastIndexOf('/'));
+    expect(readRepoText('Dockerfile')).toContain(`RUN mkdir -p ${dir} && chown node:node ${dir}`);
   });
 });
 

@@ -92,10 +92,11 @@ const SEARCH_ATTRIBUTE_CREATES = [
   'temporal operator search-attribute create --namespace default --address temporal:7233 --name TaskType --type Keyword',
   'temporal operator search-attribute create --namespace default --address temporal:7233 --name TaskStatus --type Keyword',
   'temporal operator search-attribute create --namespace default --address temporal:7233 --name ExecuteAt --type Datetime',
+  'temporal operator search-attribute create --namespace default --address temporal:7233 --name Owner --type Keyword',
 ];
 
 describe('register-search-attributes.sh', () => {
-  it('registers the three attributes on a fresh namespace', () => {
+  it('registers the four attributes on a fresh namespace', () => {
     const run = runScript('register-search-attributes.sh');
     expect(run.status).toBe(0);
     expect(run.calls).toEqual(SEARCH_ATTRIBUTE_CREATES);

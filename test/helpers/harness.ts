@@ -3,14 +3,20 @@
  * the workers (in this process), the API (driven with inject) and a callback receiver.
  */
 import { randomUUID } from 'node:crypto';
+import { mkdtempSync, renameSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection, Runtime, type Worker } from '@temporalio/worker';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, InjectOptions } from 'fastify';
+import { pino } from 'pino';
 import { inject } from 'vitest';
 import { buildApp } from '../../src/api/app.js';
 import { ApiMetrics, GAUGED_STATUSES } from '../../src/api/metrics.js';
 import type { Task } from '../../src/api/schemas/tasks.js';
 import { TaskService } from '../../src/api/task-service.js';
+import { KeyStore } from '../../src/auth/key-store.js';
+import { hashKey, mintKey, type KeyEntry, type KeysFile } from '../../src/auth/keys.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import { Policies, type PolicyFile } from '../../src/policies.js';
 import { WorkerMetrics } from '../../src/worker/metrics.js';
@@ -18,7 +24,8 @@ import { createTaskWorkers, runWorkers } from '../../src/worker/workers.js';
 import { CallbackReceiver } from './receiver.js';
 
 let runtimeInstalled = false;
-function quietRuntime(): void {
+/** Installs a silent Temporal runtime; first, before anything else of the SDK runs in this process. */
+export function quietRuntime(): void {
   if (runtimeInstalled) return;
   runtimeInstalled = true;
   Runtime.install({
@@ -34,9 +41,42 @@ function quietRuntime(): void {
   });
 }
 
+/** A key a test wants: everything of a keys file entry but its id and hash, which are minted. */
+export type TestKey = Omit<KeyEntry, 'id' | 'hash'>;
+
 export interface HarnessOptions {
   policies?: PolicyFile;
   env?: Record<string, string>;
+  /** Server and workflow bundle outside vitest (the history recorder); the test run's by default. */
+  server?: { address: string; workflowBundlePath: string };
+  /** API keys by a name of the test's choosing: written to a keys file the API reloads; auth on. */
+  keys?: Record<string, TestKey>;
+  /** Keep the API's JSON log lines in `logLines` (audit lines among them). */
+  captureLogs?: boolean;
+}
+
+export interface Minted {
+  /** The full key, as a client sends it. */
+  key: string;
+  keyId: string;
+  entry: KeyEntry;
+}
+
+/** Mints keys for a keys file; returns the file and the keys by name. */
+export function mintKeys(keys: Record<string, TestKey>): { file: KeysFile; minted: Record<string, Minted> } {
+  const minted: Record<string, Minted> = {};
+  for (const [name, spec] of Object.entries(keys)) {
+    const { keyId, key } = mintKey();
+    minted[name] = { key, keyId, entry: { id: keyId, hash: hashKey(key), ...spec } };
+  }
+  return { file: { keys: Object.values(minted).map((m) => m.entry) }, minted };
+}
+
+/** Writes a keys file atomically, as the keys CLI does, so a watcher never reads half of it. */
+export function writeKeysFile(path: string, content: KeysFile | string): void {
+  const temporary = `${path}.${randomUUID()}.tmp`;
+  writeFileSync(temporary, typeof content === 'string' ? content : JSON.stringify(content, null, 2));
+  renameSync(temporary, path);
 }
 
 export class Harness {
@@ -48,8 +88,17 @@ export class Harness {
   config!: Readonly<Config>;
   policies!: Policies;
   tasks!: TaskService;
+  /** Keys by the names given in `HarnessOptions.keys`. */
+  keys: Record<string, Minted> = {};
+  keysFile: string | undefined;
+  keyStore: KeyStore | undefined;
+  /** JSON log lines of the API, when `captureLogs`. */
+  readonly logLines: Record<string, unknown>[] = [];
+  /** The raw log text, for checking that no secret was ever written. */
+  logText = '';
   private connection!: Connection;
   private nativeConnection!: NativeConnection;
+  private workflowBundlePath!: string;
   private workers: Worker[] = [];
   private running: Promise<void> | undefined;
 
@@ -61,13 +110,34 @@ export class Harness {
 
   private async init(options: HarnessOptions): Promise<void> {
     quietRuntime();
-    const address = inject('temporalAddress');
+    const address = options.server?.address ?? inject('temporalAddress');
+    this.workflowBundlePath = options.server?.workflowBundlePath ?? inject('workflowBundlePath');
+    if (options.keys) {
+      const { file, minted } = mintKeys(options.keys);
+      this.keys = minted;
+      this.keysFile = join(mkdtempSync(join(tmpdir(), 'delayed-task-keys-')), 'api-keys.json');
+      writeKeysFile(this.keysFile, file);
+    }
     this.config = loadConfig({
       TEMPORAL_ADDRESS: address,
       TASK_QUEUE: this.taskQueue,
-      LOG_LEVEL: 'silent',
+      LOG_LEVEL: options.captureLogs ? 'info' : 'silent',
+      ...(this.keysFile ? { API_KEYS_FILE: this.keysFile } : {}),
       ...options.env,
     });
+    const logger = pino(
+      { level: this.config.logLevel },
+      {
+        write: (line: string) => {
+          this.logText += line;
+          this.logLines.push(JSON.parse(line) as Record<string, unknown>);
+        },
+      },
+    );
+    if (this.config.auth.keysFile) {
+      this.keyStore = new KeyStore(this.config.auth.keysFile, logger);
+      this.keyStore.watch(this.config.auth.keysWatchIntervalMs);
+    }
     this.policies = new Policies(options.policies ?? {});
     this.receiver = await CallbackReceiver.start();
     this.connection = await Connection.connect({ address });
@@ -85,7 +155,13 @@ export class Harness {
       }),
       cacheMs: 0,
     });
-    this.app = await buildApp({ config: this.config, tasks: this.tasks, metrics });
+    this.app = await buildApp({
+      config: this.config,
+      tasks: this.tasks,
+      metrics,
+      keys: this.keyStore,
+      logger: options.captureLogs ? logger : false,
+    });
     await this.startWorkers();
   }
 
@@ -97,7 +173,7 @@ export class Harness {
       taskQueue: this.taskQueue,
       policies: this.policies,
       metrics: this.workerMetrics,
-      workflowBundle: { codePath: inject('workflowBundlePath') },
+      workflowBundle: { codePath: this.workflowBundlePath },
     });
     this.running = runWorkers(this.workers);
   }
@@ -111,6 +187,7 @@ export class Harness {
 
   async stop(): Promise<void> {
     await this.stopWorkers();
+    this.keyStore?.close();
     await this.app.close();
     await this.receiver.close();
     await this.connection.close();
@@ -133,6 +210,27 @@ export class Harness {
       url: `/api/v1/tasks/${encodeURIComponent(taskId)}`,
     });
     return { status: response.statusCode, body: response.json() };
+  }
+
+  /** Any request, optionally with an API key (`key`) or other headers. */
+  async call(
+    method: InjectOptions['method'],
+    url: string,
+    options: {
+      key?: string;
+      payload?: unknown;
+      headers?: Record<string, string>;
+      remoteAddress?: string;
+    } = {},
+  ): Promise<{ status: number; body: any; headers: Record<string, unknown> }> {
+    const response = await this.app.inject({
+      method,
+      url,
+      headers: { ...(options.key ? { authorization: `Bearer ${options.key}` } : {}), ...options.headers },
+      ...(options.payload === undefined ? {} : { payload: options.payload as object }),
+      ...(options.remoteAddress ? { remoteAddress: options.remoteAddress } : {}),
+    });
+    return { status: response.statusCode, body: response.json(), headers: response.headers };
   }
 
   async post(url: string, payload?: unknown): Promise<{ status: number; body: any }> {

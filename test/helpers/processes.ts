@@ -61,6 +61,25 @@ export class ServiceProcess {
     });
   }
 
+  /** Sends a signal (SIGHUP: reload the API keys). */
+  signal(signal: NodeJS.Signals): void {
+    this.child.kill(signal);
+  }
+
+  /** The exit code once the process has exited by itself. */
+  async exitCode(): Promise<number | null> {
+    return this.exited;
+  }
+
+  /** Waits for a log line matching `accept`; returns it. */
+  async waitForLine(
+    accept: (line: Record<string, unknown>) => boolean,
+    what: string,
+    timeoutMs = 30_000,
+  ): Promise<Record<string, unknown>> {
+    return waitFor(() => this.lines.find(accept), { timeoutMs, intervalMs: 50, what });
+  }
+
   /** SIGTERM, then the exit code once it has drained. */
   async stop(): Promise<number | null> {
     if (this.child.exitCode === null && this.child.signalCode === null) this.child.kill('SIGTERM');

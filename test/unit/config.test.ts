@@ -19,6 +19,32 @@ describe('loadConfig', () => {
       maxPastSeconds: 300,
     });
     expect(Object.isFrozen(config.limits)).toBe(true);
+    expect(config.auth).toEqual({
+      keysFile: undefined,
+      keysWatchIntervalMs: 2000,
+      requestsPerMinute: 6000,
+      failuresPerMinute: 30,
+    });
+    expect(config.metrics).toEqual({ token: undefined, port: undefined, host: '127.0.0.1' });
+  });
+
+  it('reads the authentication and metrics keys', () => {
+    const config = loadConfig({
+      API_KEYS_FILE: '/etc/dts/keys.json',
+      API_KEYS_WATCH_INTERVAL_MS: '0',
+      RATE_LIMIT_PER_MINUTE: '120',
+      AUTH_FAILURES_PER_MINUTE: '5',
+      METRICS_TOKEN: 'a-long-enough-token',
+      METRICS_PORT: '9100',
+      METRICS_HOST: '10.0.0.5',
+    });
+    expect(config.auth).toEqual({
+      keysFile: '/etc/dts/keys.json',
+      keysWatchIntervalMs: 0,
+      requestsPerMinute: 120,
+      failuresPerMinute: 5,
+    });
+    expect(config.metrics).toEqual({ token: 'a-long-enough-token', port: 9100, host: '10.0.0.5' });
   });
 
   it.each([
@@ -28,6 +54,9 @@ describe('loadConfig', () => {
     { env: { LOG_LEVEL: 'loud' }, message: 'LOG_LEVEL="loud" is not one of' },
     { env: { TEMPORAL_TLS: 'maybe' }, message: 'TEMPORAL_TLS="maybe" is not true or false' },
     { env: { TEMPORAL_TLS_CERT_PATH: '/c.pem' }, message: 'go together' },
+    { env: { METRICS_TOKEN: 'short' }, message: 'METRICS_TOKEN="short" is not at least 16 characters' },
+    { env: { METRICS_PORT: '0' }, message: 'METRICS_PORT="0" is not a whole number from 1 to 65535' },
+    { env: { RATE_LIMIT_PER_MINUTE: '0' }, message: 'RATE_LIMIT_PER_MINUTE="0"' },
   ])('rejects $env with a clear message', ({ env, message }) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(message);

@@ -81,6 +81,46 @@ describe('OpenAPI document', () => {
     }
   });
 
+  it('declares the bearer scheme, and on every /api/v1 route its scope; health routes are open', async () => {
+    const doc = (await spec()) as OpenApi & {
+      components: { securitySchemes: Record<string, { type: string; scheme: string }> };
+    };
+    expect(doc.components.securitySchemes).toEqual({
+      apiKey: expect.objectContaining({ type: 'http', scheme: 'bearer' }),
+    });
+    const scopes: Record<string, string> = {
+      'post /api/v1/tasks': 'tasks:write',
+      'get /api/v1/tasks': 'tasks:read',
+      'get /api/v1/tasks/{taskId}': 'tasks:read',
+      'post /api/v1/tasks/{taskId}/cancel': 'tasks:write',
+      'post /api/v1/tasks/{taskId}/reschedule': 'tasks:write',
+      'post /api/v1/tasks/{taskId}/replay': 'tasks:write',
+      'post /api/v1/tasks/replay': 'admin',
+      'post /api/v1/tasks/cancel': 'admin',
+      'get /api/v1/batches/{jobId}': 'admin',
+    };
+    for (const [path, methods] of Object.entries(doc.paths)) {
+      for (const [method, operation] of Object.entries(methods)) {
+        const op = operation as { security?: unknown; 'x-scopes'?: string[]; description?: string };
+        const scope = scopes[`${method} ${path}`];
+        if (path.startsWith('/api/v1/')) {
+          expect(scope, `${method} ${path} has a scope in this test`).toBeDefined();
+          expect(op.security).toEqual([{ apiKey: [] }]);
+          expect(op['x-scopes']).toEqual([scope]);
+          expect(op.description?.match(/\*\*Scope:\*\*/g)).toHaveLength(1);
+          expect(Object.keys(operation.responses)).toEqual(expect.arrayContaining(['401', '403']));
+        } else {
+          expect(op.security, path).toEqual([]);
+        }
+      }
+    }
+  });
+
+  it('lets /docs keep a pasted key (persistAuthorization)', async () => {
+    const init = await app.inject({ method: 'GET', url: '/docs/static/swagger-initializer.js' });
+    expect(init.body).toContain('"persistAuthorization":true');
+  });
+
   it('names every error code', async () => {
     const doc = await spec();
     for (const code of Object.values(ErrorCode)) expect(doc.info.description).toContain(code);

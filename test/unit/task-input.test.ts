@@ -141,6 +141,7 @@ describe('checkCallbackUrl', () => {
 
 describe('buildTaskSpec', () => {
   const ctx = {
+    owner: 'orders',
     now,
     limits,
     policy,
@@ -160,6 +161,7 @@ describe('buildTaskSpec', () => {
     );
     expect(spec).toEqual({
       taskId: 'generated',
+      owner: 'orders',
       taskType: 'a.b',
       payload: { x: 1 },
       payloadVersion: 1,

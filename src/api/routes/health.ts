@@ -1,19 +1,34 @@
 /** Liveness, readiness and metrics of the API process. */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { createHash, timingSafeEqual } from 'node:crypto';
 import Type from 'typebox';
+import { bearerToken } from '../../auth/keys.js';
+import { unauthenticated } from '../auth.js';
+import { ErrorBodySchema } from '../schemas/common.js';
 import type { ApiMetrics } from '../metrics.js';
 
 export interface HealthRoutesOptions {
   /** Resolves when Temporal answers and the namespace exists. */
   ready: () => Promise<void>;
   metrics: ApiMetrics;
+  /** When set, /metrics requires `Authorization: Bearer <token>`. */
+  metricsToken?: string | undefined;
+  /** False when /metrics is served elsewhere (METRICS_PORT). */
+  serveMetrics?: boolean;
+}
+
+/** Constant-time check of a bearer token against the configured one. */
+export function bearerMatches(authorization: string | undefined, token: string): boolean {
+  const presented = bearerToken(authorization);
+  const digest = (text: string) => createHash('sha256').update(text).digest();
+  return timingSafeEqual(digest(presented), digest(token));
 }
 
 const StatusSchema = Type.Object({ status: Type.String(), reason: Type.Optional(Type.String()) });
 
 export const healthRoutes: FastifyPluginAsyncTypebox<HealthRoutesOptions> = async (
   app,
-  { ready, metrics },
+  { ready, metrics, metricsToken, serveMetrics = true },
 ) => {
   app.get(
     '/healthz',
@@ -51,6 +66,7 @@ export const healthRoutes: FastifyPluginAsyncTypebox<HealthRoutesOptions> = asyn
     },
   );
 
+  if (!serveMetrics) return;
   app.get(
     '/metrics',
     {
@@ -58,11 +74,16 @@ export const healthRoutes: FastifyPluginAsyncTypebox<HealthRoutesOptions> = asyn
         operationId: 'metrics',
         tags: ['operations'],
         summary: 'Prometheus metrics',
+        description: 'Open unless METRICS_TOKEN is set; then `Authorization: Bearer <METRICS_TOKEN>`.',
         produces: ['text/plain'],
-        response: { 200: Type.String({ description: 'Prometheus text format' }) },
+        response: { 200: Type.String({ description: 'Prometheus text format' }), 401: ErrorBodySchema },
       },
     },
-    async (_request, reply) =>
-      reply.type(metrics.registry.contentType).send(await metrics.registry.metrics()),
+    async (request, reply) => {
+      if (metricsToken !== undefined && !bearerMatches(request.headers.authorization, metricsToken)) {
+        throw unauthenticated();
+      }
+      return reply.type(metrics.registry.contentType).send(await metrics.registry.metrics());
+    },
   );
 };

@@ -8,6 +8,7 @@ import {
   TIMEOUT_MS,
   TRACE_ID_MAX_LENGTH,
 } from '../../shared/limits.js';
+import { OWNER_PATTERN } from '../../shared/owner.js';
 import { ClientTimeSchema, NullableTimestampSchema, TimestampSchema } from './common.js';
 
 const TaskTypeSchema = Type.String({
@@ -19,6 +20,12 @@ const TaskIdSchema = Type.String({
   pattern: TASK_ID_PATTERN,
   description: 'Client-chosen id, unique per task; generated when absent',
   examples: ['order-10023-close'],
+});
+const OwnerSchema = Type.String({
+  pattern: OWNER_PATTERN,
+  description:
+    'Team or service the task belongs to: the owner of the API key that created it; `default` when authentication is off',
+  examples: ['orders'],
 });
 const PayloadSchema = Type.Object(
   {},
@@ -119,6 +126,7 @@ export const TaskErrorSchema = Type.Object({
 export const TaskSchema = Type.Object(
   {
     taskId: TaskIdSchema,
+    owner: OwnerSchema,
     taskType: TaskTypeSchema,
     status: TaskStatusSchema,
     executeAt: TimestampSchema,
@@ -143,6 +151,7 @@ export const TaskSchema = Type.Object(
     examples: [
       {
         taskId: 'order-10023-close',
+        owner: 'orders',
         taskType: 'order.close_timeout',
         status: 'SCHEDULED',
         executeAt: '2026-12-02T10:30:00.000Z',
@@ -167,9 +176,21 @@ export type Task = Static<typeof TaskSchema>;
 
 export const TaskParamsSchema = Type.Object({ taskId: TaskIdSchema });
 
+const OwnerParamSchema = Type.Optional(
+  Type.String({
+    pattern: OWNER_PATTERN,
+    description: "Admin keys only: act on this owner's task (default: the key's own owner)",
+  }),
+);
+
+/** Query of the single-task routes: an admin key may address another owner's task. */
+export const TaskQuerySchema = Type.Object({ owner: OwnerParamSchema }, { additionalProperties: false });
+export type TaskQuery = Static<typeof TaskQuerySchema>;
+
 /** A list entry: the task without its payload (fetch the task for it), from Temporal visibility. */
 export const TaskSummarySchema = Type.Object({
   taskId: Type.String(),
+  owner: Type.String(),
   taskType: Type.String(),
   status: TaskStatusSchema,
   executeAt: Type.Union([TimestampSchema, Type.Null()]),
@@ -189,6 +210,12 @@ export const ListTasksQuerySchema = Type.Object(
     pageSize: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 50 })),
     pageToken: Type.Optional(
       Type.String({ maxLength: 4096, description: 'nextPageToken of the previous page' }),
+    ),
+    owner: Type.Optional(
+      Type.String({
+        pattern: OWNER_PATTERN,
+        description: "Admin keys only: this owner's tasks (default for admin: every owner's)",
+      }),
     ),
   },
   { additionalProperties: false },
@@ -229,9 +256,14 @@ export const ReplayBodySchema = Type.Object(
 );
 export type ReplayBody = Static<typeof ReplayBodySchema>;
 
+const BulkOwnerSchema = Type.Optional(
+  Type.String({ pattern: OWNER_PATTERN, description: "Only this owner's tasks (default: every owner's)" }),
+);
+
 export const BulkReplayBodySchema = Type.Object(
   {
     taskType: Type.Optional(TaskTypeSchema),
+    owner: BulkOwnerSchema,
     status: Type.Optional(
       Type.Union([Type.Literal('FAILED'), Type.Literal('CANCELLED')], { default: 'FAILED' }),
     ),
@@ -243,6 +275,7 @@ export type BulkReplayBody = Static<typeof BulkReplayBodySchema>;
 export const BulkCancelBodySchema = Type.Object(
   {
     taskType: Type.Optional(TaskTypeSchema),
+    owner: BulkOwnerSchema,
     status: Type.Optional(
       Type.Union([Type.Literal('SCHEDULED'), Type.Literal('RUNNING')], { description: 'Default: both' }),
     ),

@@ -1,0 +1,209 @@
+/**
+ * The fault matrix: what each scenario breaks, when, and for how long. Every scenario runs the same
+ * load against a fresh stack; what differs is the fault, which runs alongside the load.
+ */
+import { sleep } from '../infra/wait.js';
+import type { Load } from './load.js';
+import type { Recorder } from './recorder.js';
+import type { FaultStack } from './stack.js';
+
+export type Mode = 'full' | 'short';
+
+export interface LoadShape {
+  workers: number;
+  apis: number;
+  rate: number;
+  loadMs: number;
+  delayMs: readonly [number, number];
+  /** Callback attempt timeout of the tasks. */
+  timeoutMs: number;
+  /** How long the receiver takes to answer normally (keeps callbacks in flight). */
+  receiverLatencyMs: number;
+  /** How long after the load the harness waits for every task to finish. */
+  settleMs: number;
+}
+
+export interface FaultContext {
+  stack: FaultStack;
+  recorder: Recorder;
+  load: Load;
+  mode: Mode;
+  /** Start of the load. */
+  t0: number;
+  log(message: string): void;
+  /** Facts the scenario observed that the report shows beside the numbers. */
+  notes: string[];
+  /** Call when the fault begins and when it is over (the component is back). */
+  faultStarted(): void;
+  faultEnded(): void;
+}
+
+export interface Scenario {
+  id: number;
+  title: string;
+  /** At-least-once allows duplicate effects here (a process died mid-attempt, or a partner is slower than the timeout). */
+  duplicatesAllowed: boolean;
+  shape(mode: Mode): LoadShape;
+  fault(ctx: FaultContext): Promise<void>;
+}
+
+/** Waits until `ms` after the load started. */
+const at = (ctx: FaultContext, ms: number) => sleep(ctx.t0 + ms - Date.now());
+
+function baseShape(mode: Mode): LoadShape {
+  return mode === 'short'
+    ? {
+        workers: 1,
+        apis: 1,
+        rate: 5,
+        loadMs: 20_000,
+        delayMs: [1_000, 4_000],
+        timeoutMs: 3_000,
+        receiverLatencyMs: 200,
+        settleMs: 90_000,
+      }
+    : {
+        workers: 1,
+        apis: 1,
+        rate: 10,
+        loadMs: 60_000,
+        delayMs: [2_000, 8_000],
+        timeoutMs: 3_000,
+        receiverLatencyMs: 200,
+        settleMs: 360_000,
+      };
+}
+
+/** When the fault starts and how long the component stays down. */
+function timing(mode: Mode): { startMs: number; downMs: number } {
+  return mode === 'short' ? { startMs: 6_000, downMs: 6_000 } : { startMs: 15_000, downMs: 10_000 };
+}
+
+export const SCENARIOS: readonly Scenario[] = [
+  {
+    id: 1,
+    title: 'kill -9 the worker (callbacks in flight, tasks coming due), restart after the outage',
+    duplicatesAllowed: true,
+    shape: baseShape,
+    async fault(ctx) {
+      const { startMs, downMs } = timing(ctx.mode);
+      await at(ctx, startMs);
+      const worker = ctx.stack.workers[0]!;
+      ctx.notes.push(`${ctx.recorder.inFlight} callback(s) in flight at the kill`);
+      ctx.faultStarted();
+      await worker.crash();
+      await sleep(downMs);
+      await worker.restart();
+      ctx.faultEnded();
+    },
+  },
+  {
+    id: 2,
+    title: 'kill -9 the Temporal server, restart it on the same data',
+    duplicatesAllowed: true,
+    shape: baseShape,
+    async fault(ctx) {
+      const { startMs, downMs } = timing(ctx.mode);
+      await at(ctx, startMs);
+      ctx.faultStarted();
+      await ctx.stack.server.crash();
+      await sleep(downMs);
+      await ctx.stack.server.restart();
+      ctx.faultEnded();
+    },
+  },
+  {
+    id: 3,
+    title: 'kill -9 the API, restart it',
+    duplicatesAllowed: true,
+    shape: baseShape,
+    async fault(ctx) {
+      const { startMs, downMs } = timing(ctx.mode);
+      await at(ctx, startMs);
+      ctx.faultStarted();
+      await ctx.stack.apis[0]!.crash();
+      await sleep(downMs);
+      await ctx.stack.apis[0]!.restart();
+      ctx.faultEnded();
+    },
+  },
+  {
+    id: 4,
+    title: 'Temporal unreachable (SIGSTOP, not killed), then resumed',
+    duplicatesAllowed: true,
+    shape: baseShape,
+    async fault(ctx) {
+      const downMs = ctx.mode === 'short' ? 15_000 : 60_000;
+      await at(ctx, timing(ctx.mode).startMs);
+      const workerPid = ctx.stack.workers[0]!.pid;
+      const api = ctx.stack.apis[0]!;
+      ctx.faultStarted();
+      ctx.stack.server.freeze();
+      const until = Date.now() + downMs;
+      const probes: { status: number; ms: number }[] = [];
+      while (Date.now() < until - 2_000) {
+        const began = Date.now();
+        const status = await fetch(`${api.healthUrl}/readyz`, { signal: AbortSignal.timeout(15_000) })
+          .then((res) => res.status)
+          .catch(() => 0);
+        probes.push({ status, ms: Date.now() - began });
+        await sleep(Math.min(2_000, until - Date.now()));
+      }
+      await sleep(until - Date.now());
+      ctx.stack.server.thaw();
+      ctx.faultEnded();
+      const refused = probes.filter((probe) => probe.status === 503).length;
+      ctx.notes.push(
+        `/readyz during the outage: ${refused}/${probes.length} answered 503, slowest ${Math.max(0, ...probes.map((p) => p.ms))} ms`,
+      );
+      ctx.notes.push(
+        ctx.stack.workers[0]!.pid === workerPid
+          ? 'worker reconnected without a restart (same pid)'
+          : 'worker was restarted (pid changed)',
+      );
+    },
+  },
+  {
+    id: 5,
+    title: 'callback receiver down, then back',
+    duplicatesAllowed: false,
+    shape: baseShape,
+    async fault(ctx) {
+      const downMs = ctx.mode === 'short' ? 15_000 : 180_000;
+      await at(ctx, timing(ctx.mode).startMs);
+      ctx.faultStarted();
+      await ctx.recorder.down();
+      await sleep(downMs);
+      await ctx.recorder.up();
+      ctx.faultEnded();
+    },
+  },
+  {
+    id: 6,
+    title: 'slow partner: the receiver answers after the attempt timeout for a while',
+    duplicatesAllowed: true,
+    shape: (mode) => ({ ...baseShape(mode), timeoutMs: 1_000 }),
+    async fault(ctx) {
+      const { startMs } = timing(ctx.mode);
+      await at(ctx, startMs);
+      ctx.faultStarted();
+      ctx.recorder.slowMs = 2_500;
+      await sleep(ctx.mode === 'short' ? 10_000 : 20_000);
+      ctx.recorder.slowMs = undefined;
+      ctx.faultEnded();
+    },
+  },
+  {
+    id: 7,
+    title: 'two workers and two APIs, one worker killed halfway and not restarted',
+    duplicatesAllowed: true,
+    shape: (mode) => ({ ...baseShape(mode), workers: 2, apis: 2 }),
+    async fault(ctx) {
+      await at(ctx, ctx.stack.workers.length > 0 ? baseShape(ctx.mode).loadMs / 2 : 0);
+      ctx.notes.push(`${ctx.recorder.inFlight} callback(s) in flight at the kill`);
+      ctx.faultStarted();
+      await ctx.stack.workers[0]!.crash();
+      ctx.faultEnded();
+    },
+  },
+];

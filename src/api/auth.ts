@@ -1,0 +1,214 @@
+/**
+ * Authentication, scopes, per-key rate limits and the audit log of the API, as Fastify hooks.
+ *
+ * A route that declares `config: { scope }` requires `Authorization: Bearer <key>` with that scope
+ * (or `admin`); routes without one (health, metrics, docs) are open. Order per request: failed-
+ * authentication limit of the client address, the key, the key's rate limit, the scope. Refusals
+ * go through the app's one error handler; one audit line follows every state-changing call and
+ * every refused one.
+ */
+import rateLimit from '@fastify/rate-limit';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { AuthFailure, KeyStore } from '../auth/key-store.js';
+import {
+  ANONYMOUS,
+  hasScope,
+  permissionDenied,
+  type Principal,
+  type Scope,
+  type TaskAccess,
+} from '../auth/principal.js';
+import { ApiError, ErrorCode } from './errors.js';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** Scope the route requires (`admin` holds every scope); routes without one are open. */
+    scope?: Scope;
+  }
+  interface FastifyRequest {
+    /** Who is calling; set before validation on every route that declares a scope. */
+    principal: Principal;
+    /** What the audit line of this request says about the task, filled in by routes and the error handler. */
+    audit: AuditRecord;
+  }
+}
+
+export interface AuditRecord {
+  outcome?: string;
+  owner?: string;
+  taskId?: string;
+  taskType?: string;
+  callbackUrl?: string;
+  authFailure?: AuthFailure;
+  keyId?: string;
+}
+
+export interface AuthOptions {
+  /** The API keys; undefined: authentication is off and every request is owner `default`, every scope. */
+  keys: KeyStore | undefined;
+  /** Requests per minute of a key without its own limit. */
+  requestsPerMinute: number;
+  /** Failed authentications per minute from one client address. */
+  failuresPerMinute: number;
+}
+
+export const SECURITY_SCHEME = 'apiKey';
+const MINUTE_MS = 60_000;
+const UNAUTHENTICATED_MESSAGE =
+  'a valid API key is required: send Authorization: Bearer <key> (keys look like dts_<keyId>_<secret>)';
+
+/** The one 401 answer, whatever was wrong with the credential. */
+export function unauthenticated(): ApiError {
+  return new ApiError(ErrorCode.Unauthenticated, UNAUTHENTICATED_MESSAGE);
+}
+
+function tooMany(reply: FastifyReply, retryAfterSeconds: number, message: string): ApiError {
+  reply.header('retry-after', String(Math.max(1, retryAfterSeconds)));
+  return new ApiError(ErrorCode.ResourceExhausted, message);
+}
+
+export async function registerAuth(app: FastifyInstance, options: AuthOptions): Promise<void> {
+  const { keys } = options;
+  // Only the limiter functions are used (`createRateLimit`), in the order this file decides.
+  await app.register(rateLimit, { global: false });
+  const perKey = app.createRateLimit({
+    keyGenerator: (request) => `key:${request.principal.keyId ?? ''}`,
+    max: (request) => request.principal.requestsPerMinute ?? options.requestsPerMinute,
+    timeWindow: MINUTE_MS,
+  });
+  const failures = app.createRateLimit({
+    keyGenerator: (request) => `ip:${request.ip}`,
+    max: options.failuresPerMinute,
+    timeWindow: MINUTE_MS,
+  });
+
+  app.decorateRequest('principal', null as unknown as Principal);
+  app.decorateRequest('audit', null as unknown as AuditRecord);
+
+  // The route's scope, declared once in its options, also documents it in the OpenAPI document.
+  app.addHook('onRoute', (route) => {
+    if (route.schema?.hide) return;
+    const scope = route.config?.scope;
+    const schema = (route.schema ??= {}) as Record<string, unknown>;
+    // HEAD routes share their GET route's schema: document once.
+    if (schema.security !== undefined) return;
+    if (!scope) {
+      schema.security = [];
+      return;
+    }
+    schema.security = [{ [SECURITY_SCHEME]: [] }];
+    schema['x-scopes'] = [scope];
+    const line = `**Scope:** \`${scope}\`${scope === 'admin' ? '' : ' (or `admin`)'}.`;
+    schema.description = schema.description ? `${String(schema.description)}\n\n${line}` : line;
+  });
+
+  app.addHook('onRequest', async (request, reply) => {
+    request.audit = {};
+    const scope = request.routeOptions.config.scope;
+    if (!scope) return;
+    if (!keys) {
+      request.principal = ANONYMOUS;
+      return;
+    }
+    const seen = await failures(request, { increment: false });
+    if (!seen.isAllowed && seen.isExceeded) {
+      throw tooMany(
+        reply,
+        seen.ttlInSeconds,
+        'too many failed authentications from this address; retry later',
+      );
+    }
+    const result = keys.authenticate(request.headers.authorization);
+    if (!result.ok) {
+      request.audit.authFailure = result.reason;
+      request.audit.keyId = result.keyId;
+      const counted = await failures(request);
+      if (!counted.isAllowed && counted.isExceeded) {
+        throw tooMany(
+          reply,
+          counted.ttlInSeconds,
+          'too many failed authentications from this address; retry later',
+        );
+      }
+      throw unauthenticated();
+    }
+    const principal = result.principal;
+    request.principal = principal;
+    request.log = request.log.child({ keyId: principal.keyId, owner: principal.owner });
+    reply.log = request.log;
+    const limit = await perKey(request);
+    if (!limit.isAllowed) {
+      reply.header('x-ratelimit-limit', String(limit.max));
+      reply.header('x-ratelimit-remaining', String(limit.remaining));
+      reply.header('x-ratelimit-reset', String(limit.ttlInSeconds));
+      if (limit.isExceeded) {
+        throw tooMany(
+          reply,
+          limit.ttlInSeconds,
+          `over this API key's limit of ${limit.max} requests per minute`,
+        );
+      }
+    }
+    if (!hasScope(principal, scope)) throw permissionDenied('authorization', `lacks scope ${scope}`);
+  });
+
+  app.addHook('onResponse', async (request, reply) => {
+    const scope = request.routeOptions.config.scope;
+    if (!scope || !request.audit) return;
+    const refused = reply.statusCode === 401 || reply.statusCode === 403 || reply.statusCode === 429;
+    if ((request.method === 'GET' || request.method === 'HEAD') && !refused) return;
+    request.log.info({ audit: auditLine(request, reply.statusCode) }, 'audit');
+  });
+}
+
+/** The audit line of a request: who did what to which task, and how it ended. Never a secret. */
+function auditLine(request: FastifyRequest, status: number): Record<string, unknown> {
+  const audit = request.audit;
+  const params = (request.params ?? {}) as { taskId?: unknown; jobId?: unknown };
+  const body = (request.body ?? {}) as { taskId?: unknown; taskType?: unknown; callbackUrl?: unknown };
+  const text = (value: unknown) => (typeof value === 'string' ? value : undefined);
+  const callbackUrl = audit.callbackUrl ?? text(body.callbackUrl);
+  return {
+    action: request.routeOptions.schema?.operationId ?? `${request.method} ${request.routeOptions.url}`,
+    keyId: request.principal?.keyId ?? audit.keyId ?? null,
+    owner: audit.owner ?? request.principal?.owner ?? null,
+    taskId: audit.taskId ?? text(params.taskId) ?? text(body.taskId) ?? null,
+    jobId: text(params.jobId),
+    taskType: audit.taskType ?? text(body.taskType) ?? null,
+    callbackHost: callbackUrl && URL.canParse(callbackUrl) ? new URL(callbackUrl).host : null,
+    outcome: status < 400 ? 'ok' : (audit.outcome ?? `HTTP ${status}`),
+    authFailure: audit.authFailure,
+    status,
+    requestId: request.id,
+    ip: request.ip,
+  };
+}
+
+/**
+ * The owner a call addresses: the key's own, or for an admin key the one asked for. A non-admin key
+ * naming another owner is refused.
+ */
+export function accessFor(principal: Principal, owner: string | undefined): TaskAccess {
+  if (owner === undefined || owner === principal.owner) return principal;
+  if (!principal.scopes.includes('admin')) {
+    throw permissionDenied('owner', 'may name another owner only with an admin key');
+  }
+  return { ...principal, owner };
+}
+
+/** Owner filter of a list: an admin key without `owner` sees every owner. */
+export function listOwner(principal: Principal, owner: string | undefined): string | undefined {
+  if (owner === undefined) return principal.scopes.includes('admin') ? undefined : principal.owner;
+  return accessFor(principal, owner).owner;
+}
+
+/** Records the task a call acted on for its audit line. */
+export function auditTask(
+  request: FastifyRequest,
+  task: { taskId: string; owner: string; taskType: string; callbackUrl?: string | null },
+): void {
+  request.audit.taskId = task.taskId;
+  request.audit.owner = task.owner;
+  request.audit.taskType = task.taskType;
+  if (task.callbackUrl) request.audit.callbackUrl = task.callbackUrl;
+}

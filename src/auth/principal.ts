@@ -1,0 +1,76 @@
+/**
+ * Who is calling: the owner an API key acts for, its scopes and its limits. Authentication
+ * (src/api/auth.ts) turns a request into a Principal; the routes and the task service ask it.
+ */
+import { ApiError, ErrorCode } from '../api/errors.js';
+import { hostMatches } from '../api/task-input.js';
+import { DEFAULT_OWNER } from '../shared/owner.js';
+
+/** `tasks:write`: create, cancel, reschedule, replay one. `tasks:read`: get, list. `admin`: everything, every owner. */
+export const SCOPES = ['tasks:read', 'tasks:write', 'admin'] as const;
+export type Scope = (typeof SCOPES)[number];
+
+export interface Principal {
+  /** Id of the API key; null when authentication is off. */
+  keyId: string | null;
+  owner: string;
+  scopes: readonly Scope[];
+  /** Task types the key may act on: exact names or prefixes ending in `*`; undefined: any. */
+  allowedTaskTypes: readonly string[] | undefined;
+  /** Callback hosts the key may create tasks for: exact names or `*.domain`; undefined: any. */
+  allowedCallbackHosts: readonly string[] | undefined;
+  /** The key's own request rate; undefined: the configured default. */
+  requestsPerMinute: number | undefined;
+}
+
+/** Every request when authentication is off: owner `default`, every scope, no limits. */
+export const ANONYMOUS: Principal = Object.freeze({
+  keyId: null,
+  owner: DEFAULT_OWNER,
+  scopes: SCOPES,
+  allowedTaskTypes: undefined,
+  allowedCallbackHosts: undefined,
+  requestsPerMinute: undefined,
+});
+
+/** `admin` holds every scope. */
+export function hasScope(principal: Pick<Principal, 'scopes'>, scope: Scope): boolean {
+  return principal.scopes.includes(scope) || principal.scopes.includes('admin');
+}
+
+/** `order.close` matches itself; `order.*` matches every type starting with `order.`. */
+export function taskTypeMatches(taskType: string, pattern: string): boolean {
+  return pattern.endsWith('*') ? taskType.startsWith(pattern.slice(0, -1)) : taskType === pattern;
+}
+
+/** What a task service call may touch: the owner addressed and the key's restrictions. */
+export type TaskAccess = Pick<Principal, 'owner' | 'allowedTaskTypes' | 'allowedCallbackHosts'>;
+
+/** Access to the tasks of `owner` with no restrictions (authentication off, or tests). */
+export function ownerAccess(owner: string = DEFAULT_OWNER): TaskAccess {
+  return { owner, allowedTaskTypes: undefined, allowedCallbackHosts: undefined };
+}
+
+export function permissionDenied(field: string, reason: string): ApiError {
+  return new ApiError(ErrorCode.PermissionDenied, `this API key may not do this: ${field} ${reason}`, [
+    { field, reason },
+  ]);
+}
+
+/** Throws 403 PERMISSION_DENIED naming the field when the key may not use this task type or callback. */
+export function checkTaskAccess(
+  access: TaskAccess,
+  task: { taskType: string; callbackUrl?: string | undefined },
+): void {
+  const types = access.allowedTaskTypes;
+  if (types && !types.some((pattern) => taskTypeMatches(task.taskType, pattern))) {
+    throw permissionDenied('taskType', `${task.taskType} is not among this key's task types`);
+  }
+  const hosts = access.allowedCallbackHosts;
+  if (hosts && task.callbackUrl !== undefined) {
+    const hostname = URL.canParse(task.callbackUrl) ? new URL(task.callbackUrl).hostname : '';
+    if (!hosts.some((host) => hostMatches(hostname, host))) {
+      throw permissionDenied('callbackUrl', `host ${hostname} is not among this key's callback hosts`);
+    }
+  }
+}

@@ -1,0 +1,79 @@
+/**
+ * Every recorded history of every workflow shape replays against today's workflow code: a change of
+ * the workflow's commands that is not behind `patched()` would break tasks already sleeping or
+ * retrying, and fails here with the SDK's nondeterminism error.
+ */
+import { Worker, type ReplayWorkerOptions } from '@temporalio/worker';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { quietRuntime } from '../helpers/harness.js';
+import { bundleTaskWorkflows } from '../../src/worker/workers.js';
+import { historyFromCliJson } from './history-json.js';
+import { historyFiles, loadFixture, manifestOf, recordedShapes, type HistoryFixture } from './fixtures.js';
+
+const fixtures: HistoryFixture[] = recordedShapes().flatMap((shape) =>
+  historyFiles(shape).map((scenario) => loadFixture(shape, scenario)),
+);
+
+/** What replaying each fixture ended with: undefined when it replayed cleanly. */
+const outcomes = new Map<string, Error | undefined>();
+const key = (fixture: HistoryFixture) => `${fixture.shape}/${fixture.scenario}`;
+
+beforeAll(async () => {
+  quietRuntime();
+  const options: ReplayWorkerOptions = {
+    workflowBundle: await bundleTaskWorkflows(),
+    // The workflow reports finished tasks to this sink; replay must find it, and it never runs in replay.
+    sinks: { taskMetrics: { finished: { fn: () => undefined, callDuringReplay: false } } },
+    replayName: 'history-fixtures',
+  };
+  const histories = fixtures.map((fixture) => ({
+    workflowId: key(fixture),
+    history: historyFromCliJson(fixture.history),
+  }));
+  for await (const result of Worker.runReplayHistories(options, histories)) {
+    outcomes.set(result.workflowId, result.error);
+  }
+}, 180_000);
+
+describe('recorded workflow histories', () => {
+  it('v1, the shape before any patch, covers every state a task can be in, open ones included', () => {
+    const manifest = manifestOf('v1');
+    expect(historyFiles('v1')).toEqual(Object.keys(manifest).sort());
+    expect(Object.keys(manifest)).toEqual(
+      expect.arrayContaining([
+        'scheduled',
+        'rescheduled-sleeping',
+        'rescheduled-succeeded',
+        'succeeded',
+        'retried-succeeded',
+        'retrying',
+        'cancelled-scheduled-signal',
+        'cancelled-retrying-signal',
+        'cancelled-in-flight-signal',
+        'cancelled-scheduled-cli',
+        'cancelled-retrying-cli',
+        'failed-permanent',
+        'failed-exhausted',
+        'replayed',
+        'replayed-bulk',
+      ]),
+    );
+    const open = fixtures.filter((f) => f.shape === 'v1' && f.open).map((f) => f.scenario);
+    expect(open.sort()).toEqual(['rescheduled-sleeping', 'retrying', 'scheduled']);
+  });
+
+  it('every shape has a manifest naming each of its histories', () => {
+    for (const shape of recordedShapes()) {
+      expect(historyFiles(shape), shape).toEqual(Object.keys(manifestOf(shape)).sort());
+    }
+  });
+
+  it.each(fixtures.map((fixture) => [key(fixture), fixture] as const))(
+    '%s replays on the current workflow code',
+    (name) => {
+      expect(outcomes.has(name), `${name} was not replayed`).toBe(true);
+      const error = outcomes.get(name);
+      expect(error, error && `${error.name}: ${error.message}`).toBeUndefined();
+    },
+  );
+});

@@ -1,0 +1,343 @@
+/**
+ * Records the histories of the task workflow as the current code writes them, one per state a task
+ * can be in, into test/fixtures/histories/<shape>/. The replay test (histories.test.ts) replays every
+ * recorded shape against the workflow code of the day: a change that would break a task already
+ * sleeping or retrying fails it. Record a new shape whenever the workflow changes its commands
+ * (behind `patched()`), and keep the old shapes.
+ *
+ *   npm run record-histories -- --shape v2
+ *
+ * Runs its own dev server (or TEMPORAL_TEST_ADDRESS), workers in this process, the API through
+ * inject and a callback receiver on loopback, as the integration tests do. Takes about 20 s.
+ */
+import { execFile } from 'node:child_process';
+import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseArgs, promisify } from 'node:util';
+import { startTestServer, writeWorkflowBundle, type TestServer } from '../helpers/dev-server.js';
+import { Harness, quietRuntime } from '../helpers/harness.js';
+import { uniqueId } from '../helpers/tasks.js';
+import { waitFor } from '../helpers/wait.js';
+import { MANIFEST, shapeDir } from './fixtures.js';
+
+interface Recording {
+  workflowId: string;
+  runId?: string;
+  /** The history is complete once this event type is its last (an open task: a started timer). */
+  lastEvent: string;
+}
+
+interface Scenario {
+  name: string;
+  /** What the task went through; kept in the fixture's manifest. */
+  what: string;
+  run(ctx: Context): Promise<Recording>;
+}
+
+interface Context {
+  h: Harness;
+  server: TestServer;
+}
+
+const DAY_S = 86_400;
+const TIMER_STARTED = 'EVENT_TYPE_TIMER_STARTED';
+const COMPLETED = 'EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED';
+const FAILED = 'EVENT_TYPE_WORKFLOW_EXECUTION_FAILED';
+const CANCELED = 'EVENT_TYPE_WORKFLOW_EXECUTION_CANCELED';
+
+async function create(ctx: Context, name: string, body: Record<string, unknown>): Promise<string> {
+  const taskId = uniqueId(name);
+  await createWithId(ctx, taskId, body);
+  return taskId;
+}
+
+async function post(ctx: Context, url: string, body?: unknown): Promise<unknown> {
+  const { status, body: answer } = await ctx.h.post(url, body);
+  if (status >= 300) throw new Error(`POST ${url} answered ${status}: ${JSON.stringify(answer)}`);
+  return answer;
+}
+
+interface HistoryJson {
+  events: Array<{ eventType: string }>;
+}
+
+/** The history as `temporal workflow show -o json` prints it: the JSON the replayer reads. */
+async function show(
+  ctx: Context,
+  workflowId: string,
+  runId?: string,
+): Promise<{ json: string; history: HistoryJson }> {
+  const args = ['workflow', 'show', '-w', workflowId, '-o', 'json', ...(runId ? ['-r', runId] : [])];
+  const json = await cli(ctx, args);
+  return { json, history: JSON.parse(json) as HistoryJson };
+}
+
+async function eventTypes(ctx: Context, workflowId: string): Promise<string[]> {
+  return (await show(ctx, workflowId)).history.events.map((event) => event.eventType);
+}
+
+/** Waits until the task's history holds `count` events of `type` (a timer started, an attempt made). */
+async function until(ctx: Context, workflowId: string, type: string, count = 1): Promise<void> {
+  await waitFor(async () => (await eventTypes(ctx, workflowId)).filter((t) => t === type).length >= count, {
+    timeoutMs: 60_000,
+    intervalMs: 100,
+    what: `${count} × ${type} in ${workflowId}`,
+  });
+}
+
+const ACTIVITY_FAILED = 'EVENT_TYPE_ACTIVITY_TASK_FAILED';
+
+const scenarios: Scenario[] = [
+  {
+    name: 'scheduled',
+    what: 'open: sleeping until its time, 30 days ahead',
+    run: async (ctx) => {
+      const workflowId = await create(ctx, 'scheduled', { delaySeconds: 30 * DAY_S });
+      return { workflowId, lastEvent: TIMER_STARTED };
+    },
+  },
+  {
+    name: 'rescheduled-sleeping',
+    what: 'open: rescheduled from 1 day to 2 days ahead (update), sleeping again',
+    run: async (ctx) => {
+      const workflowId = await create(ctx, 'rescheduled-sleeping', { delaySeconds: DAY_S });
+      await until(ctx, workflowId, TIMER_STARTED);
+      await post(ctx, `/api/v1/tasks/${workflowId}/reschedule`, { delaySeconds: 2 * DAY_S });
+      await until(ctx, workflowId, TIMER_STARTED, 2);
+      return { workflowId, lastEvent: TIMER_STARTED };
+    },
+  },
+  {
+    name: 'rescheduled-succeeded',
+    what: 'rescheduled from 1 day ahead to now, called back once with 200',
+    run: async (ctx) => {
+      const workflowId = await create(ctx, 'rescheduled-succeeded', { delaySeconds: DAY_S });
+      await until(ctx, workflowId, TIMER_STARTED);
+      await post(ctx, `/api/v1/tasks/${workflowId}/reschedule`, { delaySeconds: 0 });
+      return { workflowId, lastEvent: COMPLETED };
+    },
+  },
+  {
+    name: 'succeeded',
+    what: 'due in 1 s, called back once with 200',
+    run: async (ctx) => ({
+      workflowId: await create(ctx, 'succeeded', { delaySeconds: 1 }),
+      lastEvent: COMPLETED,
+    }),
+  },
+  {
+    name: 'retried-succeeded',
+    what: '500 (1 s backoff), 503 with Retry-After: 2 (waits 2 s), then 200',
+    run: async (ctx) => {
+      const taskId = uniqueId('retried-succeeded');
+      ctx.h.receiver.script(taskId, [
+        { status: 500 },
+        { status: 503, headers: { 'retry-after': '2' } },
+        { status: 200 },
+      ]);
+      await createWithId(ctx, taskId, { delaySeconds: 0 });
+      return { workflowId: taskId, lastEvent: COMPLETED };
+    },
+  },
+  {
+    name: 'retrying',
+    what: 'open: 429 with Retry-After: 3600, waiting the 10-minute cap before its second attempt',
+    run: async (ctx) => {
+      const taskId = uniqueId('retrying');
+      ctx.h.receiver.script(taskId, [{ status: 429, headers: { 'retry-after': '3600' } }]);
+      await createWithId(ctx, taskId, { delaySeconds: 0 });
+      await until(ctx, taskId, ACTIVITY_FAILED);
+      return { workflowId: taskId, lastEvent: TIMER_STARTED };
+    },
+  },
+  {
+    name: 'cancelled-scheduled-signal',
+    what: 'cancelled through the API (cancel signal) while sleeping',
+    run: async (ctx) => {
+      const workflowId = await create(ctx, 'cancelled-scheduled-signal', { delaySeconds: DAY_S });
+      await until(ctx, workflowId, TIMER_STARTED);
+      await post(ctx, `/api/v1/tasks/${workflowId}/cancel`);
+      return { workflowId, lastEvent: COMPLETED };
+    },
+  },
+  {
+    name: 'cancelled-retrying-signal',
+    what: 'cancelled through the API while waiting to retry after a 500',
+    run: async (ctx) => {
+      const taskId = uniqueId('cancelled-retrying-signal');
+      ctx.h.receiver.script(taskId, [{ status: 500 }]);
+      await createWithId(ctx, taskId, { delaySeconds: 0, maxRetries: 10 });
+      await until(ctx, taskId, ACTIVITY_FAILED, 2);
+      await until(ctx, taskId, TIMER_STARTED, 3);
+      await post(ctx, `/api/v1/tasks/${taskId}/cancel`);
+      return { workflowId: taskId, lastEvent: COMPLETED };
+    },
+  },
+  {
+    name: 'cancelled-in-flight-signal',
+    what: 'cancelled through the API while its callback was in flight (receiver holds the answer)',
+    run: async (ctx) => {
+      const taskId = uniqueId('cancelled-in-flight-signal');
+      ctx.h.receiver.script(taskId, [{ status: 200, delayMs: 8_000 }]);
+      await createWithId(ctx, taskId, { delaySeconds: 0, timeoutMs: 15_000 });
+      // The history shows the attempt started only once it ends: the receiver sees it in flight.
+      await ctx.h.receiver.waitForCalls(taskId, 1);
+      await post(ctx, `/api/v1/tasks/${taskId}/cancel`);
+      return { workflowId: taskId, lastEvent: COMPLETED };
+    },
+  },
+  {
+    name: 'cancelled-scheduled-cli',
+    what: '`temporal workflow cancel` while sleeping: the run ends Canceled',
+    run: async (ctx) => {
+      const workflowId = await create(ctx, 'cancelled-scheduled-cli', { delaySeconds: DAY_S });
+      await until(ctx, workflowId, TIMER_STARTED);
+      await cli(ctx, ['workflow', 'cancel', '-w', workflowId]);
+      return { workflowId, lastEvent: CANCELED };
+    },
+  },
+  {
+    name: 'cancelled-retrying-cli',
+    what: '`temporal workflow cancel` while waiting to retry after a 502',
+    run: async (ctx) => {
+      const taskId = uniqueId('cancelled-retrying-cli');
+      ctx.h.receiver.script(taskId, [{ status: 502 }]);
+      await createWithId(ctx, taskId, { delaySeconds: 0, maxRetries: 10 });
+      await until(ctx, taskId, ACTIVITY_FAILED);
+      await until(ctx, taskId, TIMER_STARTED, 2);
+      await cli(ctx, ['workflow', 'cancel', '-w', taskId]);
+      return { workflowId: taskId, lastEvent: CANCELED };
+    },
+  },
+  {
+    name: 'failed-permanent',
+    what: 'dead letter: 400 is permanent, FAILED after one attempt',
+    run: async (ctx) => {
+      const taskId = uniqueId('failed-permanent');
+      ctx.h.receiver.script(taskId, [{ status: 400 }]);
+      await createWithId(ctx, taskId, { delaySeconds: 0 });
+      return { workflowId: taskId, lastEvent: FAILED };
+    },
+  },
+  {
+    name: 'failed-exhausted',
+    what: 'dead letter: 500 on both attempts of maxRetries 1',
+    run: async (ctx) => {
+      const taskId = uniqueId('failed-exhausted');
+      ctx.h.receiver.script(taskId, [{ status: 500 }]);
+      await createWithId(ctx, taskId, { delaySeconds: 0, maxRetries: 1 });
+      return { workflowId: taskId, lastEvent: FAILED };
+    },
+  },
+  {
+    name: 'replayed',
+    what: 'the new run of POST /tasks/{id}/replay after a 400 dead letter, with maxRetries and a 1 s delay; 200',
+    run: async (ctx) => {
+      const taskId = uniqueId('replayed');
+      ctx.h.receiver.script(taskId, [{ status: 400 }, { status: 200 }]);
+      await createWithId(ctx, taskId, { delaySeconds: 0 });
+      await ctx.h.client.workflow
+        .getHandle(taskId)
+        .result()
+        .catch(() => undefined);
+      const replayed = (await post(ctx, `/api/v1/tasks/${taskId}/replay`, {
+        maxRetries: 2,
+        delaySeconds: 1,
+      })) as { status: string };
+      if (replayed.status !== 'SCHEDULED') throw new Error(`replay answered ${JSON.stringify(replayed)}`);
+      const runId = (await ctx.h.client.workflow.getHandle(taskId).describe()).runId;
+      return { workflowId: taskId, runId, lastEvent: COMPLETED };
+    },
+  },
+  {
+    name: 'replayed-bulk',
+    what: 'the run that POST /tasks/replay (a batch reset to the first workflow task) made of a 400 dead letter; 200',
+    run: async (ctx) => {
+      const taskType = `fixture.bulk-${uniqueId('r').slice(2)}`;
+      const taskId = uniqueId('replayed-bulk');
+      ctx.h.receiver.script(taskId, [{ status: 400 }, { status: 200 }]);
+      await createWithId(ctx, taskId, { delaySeconds: 0, taskType });
+      const first = ctx.h.client.workflow.getHandle(taskId);
+      await first.result().catch(() => undefined);
+      const failedRun = (await first.describe()).runId;
+      // Visibility catches up with the FAILED status shortly after the run closes.
+      await waitFor(
+        async () => {
+          const { body } = await ctx.h.post('/api/v1/tasks/replay', { taskType, status: 'FAILED' });
+          return (body as { matched?: number }).matched === 1;
+        },
+        { timeoutMs: 30_000, intervalMs: 500, what: `bulk replay of ${taskId} to match it` },
+      );
+      const runId = await waitFor(
+        async () => {
+          const { runId: latest } = await first.describe();
+          return latest !== failedRun && latest;
+        },
+        { timeoutMs: 30_000, intervalMs: 200, what: `the reset run of ${taskId}` },
+      );
+      return { workflowId: taskId, runId, lastEvent: COMPLETED };
+    },
+  },
+];
+
+async function createWithId(ctx: Context, taskId: string, body: Record<string, unknown>): Promise<void> {
+  const { status, raw } = await ctx.h.create({
+    taskId,
+    taskType: 'fixture.record',
+    callbackUrl: `${ctx.h.receiver.url}/callbacks`,
+    payload: { scenario: taskId },
+    traceId: `trace-${taskId}`,
+    ...body,
+  });
+  if (status !== 201) throw new Error(`create ${taskId} answered ${status}: ${JSON.stringify(raw)}`);
+}
+
+const execFileAsync = promisify(execFile);
+async function cli(ctx: Context, args: string[]): Promise<string> {
+  const { stdout } = await execFileAsync(ctx.server.cliPath, [...args, '--address', ctx.server.address], {
+    timeout: 30_000,
+    maxBuffer: 16 * 1024 * 1024,
+  });
+  return stdout;
+}
+
+async function record(ctx: Context, scenario: Scenario): Promise<string> {
+  const { workflowId, runId, lastEvent } = await scenario.run(ctx);
+  const { json } = await waitFor(
+    async () => {
+      const shown = await show(ctx, workflowId, runId);
+      return shown.history.events.at(-1)?.eventType === lastEvent && shown;
+    },
+    { timeoutMs: 60_000, intervalMs: 200, what: `${scenario.name} (${workflowId}) to end with ${lastEvent}` },
+  );
+  return json.endsWith('\n') ? json : `${json}\n`;
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({ options: { shape: { type: 'string' } } });
+  const shape = values.shape;
+  if (!shape || !/^v\d+$/.test(shape)) throw new Error('give the shape to record: --shape v1 (v2, ...)');
+  quietRuntime();
+  const server = await startTestServer();
+  const h = await Harness.start({
+    server: { address: server.address, workflowBundlePath: await writeWorkflowBundle() },
+  });
+  try {
+    const ctx: Context = { h, server };
+    const recorded = await Promise.all(
+      scenarios.map(async (scenario) => ({ scenario, json: await record(ctx, scenario) })),
+    );
+    const dir = shapeDir(shape);
+    mkdirSync(dir, { recursive: true });
+    for (const file of readdirSync(dir)) if (file.endsWith('.json')) rmSync(join(dir, file));
+    for (const { scenario, json } of recorded) writeFileSync(join(dir, `${scenario.name}.json`), json);
+    const manifest = Object.fromEntries(recorded.map(({ scenario }) => [scenario.name, scenario.what]));
+    writeFileSync(join(dir, MANIFEST), `${JSON.stringify(manifest, null, 2)}\n`);
+    console.log(`recorded ${recorded.length} histories into ${dir}`);
+  } finally {
+    await h.stop();
+    await server.stop();
+  }
+}
+
+await main();
