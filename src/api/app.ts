@@ -7,6 +7,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import type { KeyStore } from '../auth/key-store.js';
 import type { Config } from '../config.js';
+import { consoleRoutes } from '../console/plugin.js';
 import { createAjv, toFieldProblems } from '../validation.js';
 import { registerAuth, SECURITY_SCHEME } from './auth.js';
 import { ApiError, ERROR_DESCRIPTIONS, ErrorCode } from './errors.js';
@@ -151,6 +152,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     serveMetrics: options.serveMetrics ?? config.metrics.port === undefined,
   });
   await app.register(taskRoutes, { tasks, onCreated: (taskType) => metrics.taskCreated(taskType) });
+  if (config.console.enabled) await app.register(consoleRoutes, { config, tasks, keys: options.keys });
   return app;
 }
 
