@@ -113,4 +113,42 @@ describe('console in a browser', () => {
     await page.screenshot({ path: `${SCREENSHOTS}/overview.png` });
     expect(violations).toEqual([]);
   }, 120_000);
+
+  it('bulk-replays exactly the failed tasks of one type, after showing their count', async () => {
+    const taskType = h.taskType('bulk');
+    const otherType = h.taskType('other');
+    const failed = async (type: string) => {
+      const taskId = uniqueId('bulk');
+      h.receiver.script(taskId, [{ status: 400 }, { status: 200 }]);
+      const created = await h.create({
+        taskId,
+        taskType: type,
+        payload: { n: 1 },
+        delaySeconds: 0,
+        callbackUrl: h.receiver.url,
+        maxRetries: 0,
+      });
+      expect(created.status).toBe(201);
+      return taskId;
+    };
+    const chosen = [await failed(taskType), await failed(taskType)];
+    const other = await failed(otherType);
+    for (const taskId of [...chosen, other]) await waitForStatus(h, taskId, 'FAILED');
+
+    const query = new URLSearchParams({ operation: 'replay', status: 'FAILED', taskType });
+    await openUntil(`${base}/console/bulk?${query.toString()}`, '#bulk-count b:text-is("2")');
+    await page.fill('input[name="reason"]', 'receiver fixed');
+    await page.click('button:has-text("Run replay")');
+    await expect(page.locator('h1').textContent()).resolves.toMatch(/^Batch replay-/);
+    const batchUrl = page.url();
+    await openUntil(batchUrl, '#batch-state:text-is("COMPLETED")');
+    for (const taskId of chosen) {
+      const calls = await h.receiver.waitForCalls(taskId, 2);
+      expect(calls[1]!.headers['idempotency-key']).toBe(calls[0]!.headers['idempotency-key']);
+      await waitForStatus(h, taskId, 'SUCCEEDED');
+    }
+    expect(h.receiver.callsFor(other)).toHaveLength(1);
+    expect((await h.get(other)).body.status).toBe('FAILED');
+    expect(violations).toEqual([]);
+  }, 120_000);
 });
