@@ -3,7 +3,17 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', '.tools/**', '.data/**', 'bench/results/**', 'coverage/**'] },
+  {
+    ignores: [
+      'dist/**',
+      'node_modules/**',
+      '.tools/**',
+      '.data/**',
+      'bench/results/**',
+      'coverage/**',
+      'sdk/python/.venv/**',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

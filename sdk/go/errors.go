@@ -1,0 +1,113 @@
+package delayedtasks
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+)
+
+// Error codes the service answers with. A code a newer server sends that is not listed here is
+// passed through unchanged in [APIError.Code].
+const (
+	CodeInvalidArgument      = "INVALID_ARGUMENT"
+	CodePayloadTooLarge      = "PAYLOAD_TOO_LARGE"
+	CodeUnauthenticated      = "UNAUTHENTICATED"
+	CodePermissionDenied     = "PERMISSION_DENIED"
+	CodeTaskNotFound         = "TASK_NOT_FOUND"
+	CodeNotFound             = "NOT_FOUND"
+	CodeTaskConflict         = "TASK_CONFLICT"
+	CodeFailedPrecondition   = "FAILED_PRECONDITION"
+	CodeMethodNotAllowed     = "METHOD_NOT_ALLOWED"
+	CodeUnsupportedMediaType = "UNSUPPORTED_MEDIA_TYPE"
+	CodeResourceExhausted    = "RESOURCE_EXHAUSTED"
+	CodeUnavailable          = "UNAVAILABLE"
+	CodeInternal             = "INTERNAL"
+	// CodeUnknown is used when an error response has no JSON error body.
+	CodeUnknown = "UNKNOWN"
+)
+
+// requestIDHeader is the header the service echoes its request id in.
+const requestIDHeader = "X-Request-Id"
+
+// ErrorDetail names one offending field (a dotted path such as "payload.items.2") and why.
+type ErrorDetail struct {
+	Field  string `json:"field"`
+	Reason string `json:"reason"`
+}
+
+// APIError is the one error type of the client. It is returned for error responses, for
+// requests refused before sending (Code INVALID_ARGUMENT, Status 0) and for network failures
+// after the last retry (Code UNAVAILABLE, Status 0, the cause in Err).
+type APIError struct {
+	// Code is the service's stable machine code, e.g. "TASK_NOT_FOUND".
+	Code string
+	// Message is the human-readable text.
+	Message string
+	// Details lists the offending fields, when the error has any.
+	Details []ErrorDetail
+	// Status is the HTTP status code; 0 when no response was received.
+	Status int
+	// RequestID is the X-Request-Id response header, when present.
+	RequestID string
+	// Err is the underlying cause of a network failure, or nil.
+	Err error
+}
+
+func (e *APIError) Error() string {
+	var b strings.Builder
+	b.WriteString("delayedtasks: ")
+	b.WriteString(e.Code)
+	if e.Status != 0 {
+		fmt.Fprintf(&b, " (HTTP %d)", e.Status)
+	}
+	if e.Message != "" {
+		b.WriteString(": ")
+		b.WriteString(e.Message)
+	}
+	for _, d := range e.Details {
+		fmt.Fprintf(&b, "; %s %s", d.Field, d.Reason)
+	}
+	if e.Err != nil {
+		b.WriteString(": ")
+		b.WriteString(e.Err.Error())
+	}
+	return b.String()
+}
+
+// Unwrap returns the network error behind an UNAVAILABLE error with status 0, if any.
+func (e *APIError) Unwrap() error { return e.Err }
+
+// errorBody is the service's error envelope.
+type errorBody struct {
+	Error *struct {
+		Code    string        `json:"code"`
+		Message string        `json:"message"`
+		Details []ErrorDetail `json:"details"`
+	} `json:"error"`
+}
+
+// checkResponse returns nil for a 2xx response and an *APIError for any other.
+func checkResponse(resp *http.Response, body []byte) error {
+	if resp.StatusCode >= 200 && resp.StatusCode < 300 {
+		return nil
+	}
+	apiErr := &APIError{
+		Code:      CodeUnknown,
+		Message:   http.StatusText(resp.StatusCode),
+		Status:    resp.StatusCode,
+		RequestID: resp.Header.Get(requestIDHeader),
+	}
+	var envelope errorBody
+	if json.Unmarshal(body, &envelope) == nil && envelope.Error != nil && envelope.Error.Code != "" {
+		apiErr.Code = envelope.Error.Code
+		apiErr.Message = envelope.Error.Message
+		apiErr.Details = envelope.Error.Details
+	}
+	return apiErr
+}
+
+// invalidArgument is the error of a request refused before sending.
+func invalidArgument(details []ErrorDetail) *APIError {
+	return &APIError{Code: CodeInvalidArgument, Message: "refused before sending", Details: details}
+}

@@ -1,0 +1,3 @@
+module github.com/delayed-tasks/sdk-go
+
+go 1.24

@@ -1,0 +1,256 @@
+package delayedtasks_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http/httptest"
+	"os"
+	"sync"
+	"testing"
+	"time"
+
+	dt "github.com/delayed-tasks/sdk-go"
+)
+
+// Live scenarios against the real service (API, worker, Temporal): run when DTS_URL is set
+// (DTS_API_KEY and DTS_WEBHOOK_SECRET when the stack has them); a failure under CI=true without it.
+
+func liveClient(t *testing.T) *dt.Client {
+	t.Helper()
+	base := os.Getenv("DTS_URL")
+	if base == "" {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("DTS_URL is not set: the live scenarios must run in CI")
+		}
+		t.Skip("DTS_URL is not set: live scenarios skipped")
+	}
+	var opts []dt.ClientOption
+	if key := os.Getenv("DTS_API_KEY"); key != "" {
+		opts = append(opts, dt.WithAPIKey(key))
+	}
+	c, err := dt.NewClient(base, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+var runID = time.Now().UTC().Format("20060102T150405.000000000")
+
+func liveID(name string) string { return "go-" + name + "-" + runID }
+
+// waitFor polls the task until it has status want (bounded: 90 s). Another final status fails
+// at once, after a grace of 5 s for a replay's new run to show.
+func waitFor(ctx context.Context, t *testing.T, c *dt.Client, taskID string, want dt.TaskStatus) *dt.Task {
+	t.Helper()
+	start := time.Now()
+	deadline := start.Add(90 * time.Second)
+	for {
+		task, err := c.Get(ctx, taskID)
+		if err != nil {
+			t.Fatalf("get %s: %v", taskID, err)
+		}
+		if task.Status == want {
+			return task
+		}
+		final := task.Status == dt.StatusSucceeded || task.Status == dt.StatusFailed || task.Status == dt.StatusCancelled
+		if time.Now().After(deadline) || (final && time.Since(start) > 5*time.Second) {
+			t.Fatalf("task %s is %s after 90 s, want %s (last error %+v)", taskID, task.Status, want, task.LastError)
+		}
+		time.Sleep(200 * time.Millisecond) // polling interval, not synchronisation
+	}
+}
+
+func TestLiveCreateGetCancel(t *testing.T) {
+	c := liveClient(t)
+	ctx := context.Background()
+	task, created, err := c.Create(ctx, &dt.CreateTaskRequest{
+		TaskType:     "go.live",
+		Payload:      map[string]any{"orderId": "10023"},
+		DelaySeconds: dt.Ptr(time.Hour),
+		CallbackURL:  "http://127.0.0.1:9/never",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !created || !uuidV4.MatchString(task.TaskID) || task.Status != dt.StatusScheduled {
+		t.Fatalf("created=%v %+v", created, task)
+	}
+	if d := time.Until(task.ExecuteAt); d < 59*time.Minute || d > 61*time.Minute {
+		t.Errorf("executeAt %v is not an hour from now", task.ExecuteAt)
+	}
+	got, err := c.Get(ctx, task.TaskID)
+	if err != nil || got.TaskID != task.TaskID || got.Payload["orderId"] != "10023" {
+		t.Fatalf("get: %+v %v", got, err)
+	}
+	cancelled, err := c.Cancel(ctx, task.TaskID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cancelled.Status != dt.StatusCancelled {
+		waitFor(ctx, t, c, task.TaskID, dt.StatusCancelled)
+	}
+	_, err = c.Get(ctx, liveID("absent"))
+	var apiErr *dt.APIError
+	if !errors.As(err, &apiErr) || apiErr.Code != dt.CodeTaskNotFound || apiErr.Status != 404 {
+		t.Errorf("get of an absent task: %v", err)
+	}
+}
+
+func TestLiveIdempotentCreateAndConflict(t *testing.T) {
+	c := liveClient(t)
+	ctx := context.Background()
+	req := &dt.CreateTaskRequest{
+		TaskID:       liveID("idem"),
+		TaskType:     "go.live",
+		Payload:      map[string]any{"n": 1},
+		DelaySeconds: dt.Ptr(time.Hour),
+		CallbackURL:  "http://127.0.0.1:9/never",
+	}
+	first, created, err := c.Create(ctx, req)
+	if err != nil || !created {
+		t.Fatalf("first create: created=%v %v", created, err)
+	}
+	again, created, err := c.Create(ctx, req)
+	if err != nil || created || again.TaskID != first.TaskID {
+		t.Fatalf("repeat: created=%v %+v %v", created, again, err)
+	}
+	other := *req
+	other.Payload = map[string]any{"n": 2}
+	_, _, err = c.Create(ctx, &other)
+	var apiErr *dt.APIError
+	if !errors.As(err, &apiErr) || apiErr.Code != dt.CodeTaskConflict || apiErr.Status != 409 {
+		t.Fatalf("other spec: want TASK_CONFLICT, got %v", err)
+	}
+	if _, err := c.Cancel(ctx, req.TaskID); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestLiveReschedule(t *testing.T) {
+	c := liveClient(t)
+	ctx := context.Background()
+	task, _, err := c.Create(ctx, &dt.CreateTaskRequest{
+		TaskID: liveID("resched"), TaskType: "go.live", Payload: map[string]any{},
+		DelaySeconds: dt.Ptr(time.Hour), CallbackURL: "http://127.0.0.1:9/never",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := time.Now().Add(3 * time.Hour).Truncate(time.Millisecond).In(time.FixedZone("+08:00", 8*3600))
+	moved, err := c.Reschedule(ctx, task.TaskID, &dt.RescheduleRequest{ExecuteAt: at})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !moved.ExecuteAt.Equal(at) {
+		// The answer may predate the workflow applying the signal: read it back.
+		deadline := time.Now().Add(30 * time.Second)
+		for !moved.ExecuteAt.Equal(at) && time.Now().Before(deadline) {
+			time.Sleep(200 * time.Millisecond)
+			if moved, err = c.Get(ctx, task.TaskID); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if !moved.ExecuteAt.Equal(at) {
+			t.Fatalf("executeAt %v, want %v", moved.ExecuteAt, at)
+		}
+	}
+	if _, err := c.Cancel(ctx, task.TaskID); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// receiver is a callback endpoint written with the SDK's receiving helpers.
+type receiver struct {
+	*httptest.Server
+	mu       sync.Mutex
+	received []*dt.Callback
+}
+
+func newReceiver(t *testing.T, fn dt.HandlerFunc) *receiver {
+	t.Helper()
+	r := &receiver{}
+	var opts []dt.HandlerOption
+	if secret := os.Getenv("DTS_WEBHOOK_SECRET"); secret != "" {
+		v, err := dt.NewVerifier([]string{secret})
+		if err != nil {
+			t.Fatal(err)
+		}
+		opts = append(opts, dt.WithVerifier(v))
+	}
+	h := dt.NewCallbackHandler(opts...)
+	h.Handle("go.live", func(ctx context.Context, cb *dt.Callback) error {
+		r.mu.Lock()
+		r.received = append(r.received, cb)
+		r.mu.Unlock()
+		return fn(ctx, cb)
+	})
+	r.Server = httptest.NewServer(h)
+	t.Cleanup(r.Close)
+	return r
+}
+
+func (r *receiver) calls() []*dt.Callback {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]*dt.Callback(nil), r.received...)
+}
+
+func TestLiveDueTaskDeliveredToHandler(t *testing.T) {
+	c := liveClient(t)
+	ctx := context.Background()
+	rcv := newReceiver(t, func(context.Context, *dt.Callback) error { return nil })
+	id := liveID("due")
+	_, _, err := c.Create(ctx, &dt.CreateTaskRequest{
+		TaskID: id, TaskType: "go.live", CallbackURL: rcv.URL + "/callbacks", TraceID: "trace-" + id,
+		Payload:      map[string]any{"orderId": "10023", "amount": 12.5, "max": int64(1<<53 - 1), "items": []any{"a", "b"}},
+		DelaySeconds: dt.Ptr(500 * time.Millisecond),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitFor(ctx, t, c, id, dt.StatusSucceeded)
+	calls := rcv.calls()
+	if len(calls) != 1 {
+		t.Fatalf("handler ran %d times, want 1", len(calls))
+	}
+	cb := calls[0]
+	if cb.TaskID != id || cb.Attempt != 1 || cb.TraceID != "trace-"+id ||
+		cb.Payload["amount"] != json.Number("12.5") || cb.Payload["max"] != json.Number("9007199254740991") ||
+		fmt.Sprint(cb.Payload["items"]) != "[a b]" {
+		t.Errorf("callback %+v", cb)
+	}
+}
+
+func TestLivePermanentFailureThenReplayWithEditedPayload(t *testing.T) {
+	c := liveClient(t)
+	ctx := context.Background()
+	rcv := newReceiver(t, func(_ context.Context, cb *dt.Callback) error {
+		if cb.Payload["fixed"] != true {
+			return dt.Permanent(errors.New("order unknown"))
+		}
+		return nil
+	})
+	id := liveID("replay")
+	_, _, err := c.Create(ctx, &dt.CreateTaskRequest{
+		TaskID: id, TaskType: "go.live", CallbackURL: rcv.URL,
+		Payload: map[string]any{"fixed": false}, DelaySeconds: dt.Ptr(time.Duration(0)), MaxRetries: dt.Ptr(3),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	failed := waitFor(ctx, t, c, id, dt.StatusFailed)
+	if failed.Attempts != 1 || failed.LastError == nil || failed.LastError.StatusCode != 422 {
+		t.Errorf("a 422 fails the task at once: attempts %d, last error %+v", failed.Attempts, failed.LastError)
+	}
+	if _, err := c.Replay(ctx, id, &dt.ReplayRequest{Payload: map[string]any{"fixed": true}}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(ctx, t, c, id, dt.StatusSucceeded)
+	calls := rcv.calls()
+	if len(calls) != 2 || calls[1].Payload["fixed"] != true {
+		t.Errorf("deliveries %+v, want the failed one then the edited payload", calls)
+	}
+}

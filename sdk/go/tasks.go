@@ -1,0 +1,312 @@
+package delayedtasks
+
+import (
+	"context"
+	"iter"
+	"net/http"
+	"net/url"
+	"strconv"
+	"time"
+)
+
+// TaskStatus is where a task is in its life.
+type TaskStatus string
+
+// The task statuses.
+const (
+	StatusScheduled TaskStatus = "SCHEDULED"
+	StatusRunning   TaskStatus = "RUNNING" // callback in progress or waiting to retry
+	StatusSucceeded TaskStatus = "SUCCEEDED"
+	StatusFailed    TaskStatus = "FAILED" // dead letter
+	StatusCancelled TaskStatus = "CANCELLED"
+)
+
+// TaskError is the last failed callback attempt of a task.
+type TaskError struct {
+	Message string `json:"message"`
+	// StatusCode is the HTTP status the callback answered; 0 when it did not answer.
+	StatusCode int `json:"statusCode,omitempty"`
+}
+
+// Task is a task as the service reports it. Payload numbers are [encoding/json.Number].
+type Task struct {
+	TaskID         string         `json:"taskId"`
+	TaskType       string         `json:"taskType"`
+	Status         TaskStatus     `json:"status"`
+	ExecuteAt      time.Time      `json:"executeAt"`
+	CreatedAt      time.Time      `json:"createdAt"`
+	Payload        map[string]any `json:"payload"`
+	PayloadVersion int            `json:"payloadVersion"`
+	CallbackURL    string         `json:"callbackUrl"`
+	MaxRetries     int            `json:"maxRetries"`
+	TimeoutMs      int            `json:"timeoutMs"`
+	TraceID        string         `json:"traceId"`
+	Priority       int            `json:"priority"`
+	// Attempts is the number of callback attempts made so far.
+	Attempts  int        `json:"attempts"`
+	LastError *TaskError `json:"lastError"`
+	// NextAttemptAt is when the next retry is due, while retrying.
+	NextAttemptAt *time.Time `json:"nextAttemptAt"`
+	FiredAt       *time.Time `json:"firedAt"`
+	CompletedAt   *time.Time `json:"completedAt"`
+}
+
+// TaskSummary is one entry of a list: the task without its payload.
+type TaskSummary struct {
+	TaskID      string     `json:"taskId"`
+	TaskType    string     `json:"taskType"`
+	Status      TaskStatus `json:"status"`
+	ExecuteAt   *time.Time `json:"executeAt"`
+	CreatedAt   *time.Time `json:"createdAt"`
+	CallbackURL string     `json:"callbackUrl"`
+	Priority    int        `json:"priority"`
+	Attempts    int        `json:"attempts"`
+	LastError   *TaskError `json:"lastError"`
+	CompletedAt *time.Time `json:"completedAt"`
+}
+
+// TaskList is one page of a list.
+type TaskList struct {
+	Tasks []TaskSummary `json:"tasks"`
+	// NextPageToken is the PageToken of the next page; empty on the last page.
+	NextPageToken string `json:"nextPageToken"`
+}
+
+// Ptr returns a pointer to v, for the optional fields that need one (DelaySeconds, MaxRetries).
+func Ptr[T any](v T) *T { return &v }
+
+// CreateTaskRequest is a new task. Set exactly one of DelaySeconds and ExecuteAt; zero values of
+// the other fields are not sent, so the service's defaults (or the task type's policy) apply.
+type CreateTaskRequest struct {
+	TaskType string
+	// Payload is given to the callback unchanged. It must not be nil; numbers must be finite and
+	// integers within ±(2^53-1) (send larger ones as strings).
+	Payload map[string]any
+	// DelaySeconds runs the task this long from now (millisecond precision), e.g.
+	// delayedtasks.Ptr(30 * time.Minute). The name is the wire name delaySeconds by the one
+	// naming rule all four SDKs share; the type is a time.Duration, sent as seconds.
+	DelaySeconds *time.Duration //lint:ignore ST1011 wire name delaySeconds, shared by every SDK
+	// ExecuteAt runs the task at this time.
+	ExecuteAt   time.Time
+	CallbackURL string
+	// TaskID is generated (UUID v4) when empty, once, so that retries of the create cannot
+	// create two tasks.
+	TaskID         string
+	MaxRetries     *int
+	TimeoutMs      int
+	PayloadVersion int
+	TraceID        string
+	Priority       int
+}
+
+type createBody struct {
+	TaskType       string         `json:"taskType,omitempty"`
+	Payload        map[string]any `json:"payload"`
+	DelaySeconds   *float64       `json:"delaySeconds,omitempty"`
+	ExecuteAt      string         `json:"executeAt,omitempty"`
+	CallbackURL    string         `json:"callbackUrl,omitempty"`
+	TaskID         string         `json:"taskId"`
+	MaxRetries     *int           `json:"maxRetries,omitempty"`
+	TimeoutMs      int            `json:"timeoutMs,omitempty"`
+	PayloadVersion int            `json:"payloadVersion,omitempty"`
+	TraceID        string         `json:"traceId,omitempty"`
+	Priority       int            `json:"priority,omitempty"`
+}
+
+// Create schedules a task. created is true when the service made it (201) and false when a task
+// with the same TaskID and the same spec already existed (200); another spec with the same
+// TaskID fails with TASK_CONFLICT.
+func (c *Client) Create(ctx context.Context, req *CreateTaskRequest) (task *Task, created bool, err error) {
+	if req == nil {
+		return nil, false, invalidArgument([]ErrorDetail{{Field: "body", Reason: "is required"}})
+	}
+	var details []ErrorDetail
+	if req.Payload == nil {
+		details = append(details, ErrorDetail{Field: "payload", Reason: "must be an object"})
+	} else {
+		details = checkPayload(req.Payload, "payload", details)
+	}
+	delay, executeAt, details := checkWhen(req.DelaySeconds, req.ExecuteAt, true, details)
+	if len(details) > 0 {
+		return nil, false, invalidArgument(details)
+	}
+	body := createBody{
+		TaskType:       req.TaskType,
+		Payload:        req.Payload,
+		DelaySeconds:   delay,
+		ExecuteAt:      executeAt,
+		CallbackURL:    req.CallbackURL,
+		TaskID:         req.TaskID,
+		MaxRetries:     req.MaxRetries,
+		TimeoutMs:      req.TimeoutMs,
+		PayloadVersion: req.PayloadVersion,
+		TraceID:        req.TraceID,
+		Priority:       req.Priority,
+	}
+	if body.TaskID == "" {
+		body.TaskID = newUUID()
+	}
+	task = new(Task)
+	status, err := c.do(ctx, http.MethodPost, "/api/v1/tasks", nil, body, task)
+	if err != nil {
+		return nil, false, err
+	}
+	return task, status == http.StatusCreated, nil
+}
+
+// Get returns the task, closed tasks included.
+func (c *Client) Get(ctx context.Context, taskID string) (*Task, error) {
+	return c.taskCall(ctx, http.MethodGet, taskID, "", nil)
+}
+
+// Cancel cancels a task that has not completed; cancelling a CANCELLED task again is a no-op, a
+// SUCCEEDED or FAILED one fails with FAILED_PRECONDITION.
+func (c *Client) Cancel(ctx context.Context, taskID string) (*Task, error) {
+	return c.taskCall(ctx, http.MethodPost, taskID, "/cancel", nil)
+}
+
+// RescheduleRequest moves a SCHEDULED task. Set exactly one of DelaySeconds and ExecuteAt.
+type RescheduleRequest struct {
+	DelaySeconds *time.Duration //lint:ignore ST1011 wire name delaySeconds, shared by every SDK
+	ExecuteAt    time.Time
+}
+
+type whenBody struct {
+	DelaySeconds *float64 `json:"delaySeconds,omitempty"`
+	ExecuteAt    string   `json:"executeAt,omitempty"`
+}
+
+// Reschedule moves a SCHEDULED task to another time.
+func (c *Client) Reschedule(ctx context.Context, taskID string, req *RescheduleRequest) (*Task, error) {
+	if req == nil {
+		req = &RescheduleRequest{}
+	}
+	delay, executeAt, details := checkWhen(req.DelaySeconds, req.ExecuteAt, true, nil)
+	if len(details) > 0 {
+		return nil, invalidArgument(details)
+	}
+	return c.taskCall(ctx, http.MethodPost, taskID, "/reschedule", whenBody{delay, executeAt})
+}
+
+// ReplayRequest overrides parts of a task for its new run; nil or zero fields keep the task's
+// own. Without DelaySeconds and ExecuteAt the new run fires now; set at most one of them.
+type ReplayRequest struct {
+	Payload        map[string]any
+	PayloadVersion int
+	MaxRetries     *int
+	DelaySeconds   *time.Duration //lint:ignore ST1011 wire name delaySeconds, shared by every SDK
+	ExecuteAt      time.Time
+}
+
+type replayBody struct {
+	Payload        any  `json:"payload,omitempty"` // nil interface when not overridden; {} is sent
+	PayloadVersion int  `json:"payloadVersion,omitempty"`
+	MaxRetries     *int `json:"maxRetries,omitempty"`
+	whenBody
+}
+
+// Replay runs a FAILED or CANCELLED task again as a new run. req may be nil.
+func (c *Client) Replay(ctx context.Context, taskID string, req *ReplayRequest) (*Task, error) {
+	if req == nil {
+		req = &ReplayRequest{}
+	}
+	var details []ErrorDetail
+	if req.Payload != nil {
+		details = checkPayload(req.Payload, "payload", details)
+	}
+	delay, executeAt, details := checkWhen(req.DelaySeconds, req.ExecuteAt, false, details)
+	if len(details) > 0 {
+		return nil, invalidArgument(details)
+	}
+	body := replayBody{
+		PayloadVersion: req.PayloadVersion,
+		MaxRetries:     req.MaxRetries,
+		whenBody:       whenBody{delay, executeAt},
+	}
+	if req.Payload != nil {
+		body.Payload = req.Payload
+	}
+	return c.taskCall(ctx, http.MethodPost, taskID, "/replay", body)
+}
+
+func (c *Client) taskCall(ctx context.Context, method, taskID, action string, body any) (*Task, error) {
+	if taskID == "" {
+		return nil, invalidArgument([]ErrorDetail{{Field: "taskId", Reason: "is required"}})
+	}
+	task := new(Task)
+	if _, err := c.do(ctx, method, "/api/v1/tasks/"+escapeSegment(taskID)+action, nil, body, task); err != nil {
+		return nil, err
+	}
+	return task, nil
+}
+
+// ListOptions filters a list; zero fields are not sent.
+type ListOptions struct {
+	Status   TaskStatus
+	TaskType string
+	// PageSize is 1..1000 (service default 50).
+	PageSize int
+	// PageToken is the NextPageToken of the previous page.
+	PageToken string
+}
+
+func (o *ListOptions) query() url.Values {
+	q := url.Values{}
+	if o == nil {
+		return q
+	}
+	if o.Status != "" {
+		q.Set("status", string(o.Status))
+	}
+	if o.TaskType != "" {
+		q.Set("taskType", o.TaskType)
+	}
+	if o.PageSize != 0 {
+		q.Set("pageSize", strconv.Itoa(o.PageSize))
+	}
+	if o.PageToken != "" {
+		q.Set("pageToken", o.PageToken)
+	}
+	return q
+}
+
+// List returns one page of tasks, newest first. Status FAILED is the dead-letter list.
+func (c *Client) List(ctx context.Context, opts *ListOptions) (*TaskList, error) {
+	page := new(TaskList)
+	if _, err := c.do(ctx, http.MethodGet, "/api/v1/tasks", opts.query(), nil, page); err != nil {
+		return nil, err
+	}
+	return page, nil
+}
+
+// ListAll iterates over every task matching opts, fetching page after page until the last. An
+// error is yielded once, as the last element.
+//
+//	for task, err := range client.ListAll(ctx, &delayedtasks.ListOptions{Status: delayedtasks.StatusFailed}) {
+//		if err != nil { return err }
+//		...
+//	}
+func (c *Client) ListAll(ctx context.Context, opts *ListOptions) iter.Seq2[TaskSummary, error] {
+	return func(yield func(TaskSummary, error) bool) {
+		var page ListOptions
+		if opts != nil {
+			page = *opts
+		}
+		for {
+			list, err := c.List(ctx, &page)
+			if err != nil {
+				yield(TaskSummary{}, err)
+				return
+			}
+			for _, t := range list.Tasks {
+				if !yield(t, nil) {
+					return
+				}
+			}
+			if list.NextPageToken == "" {
+				return
+			}
+			page.PageToken = list.NextPageToken
+		}
+	}
+}

@@ -1,0 +1,258 @@
+package delayedtasks_test
+
+import (
+	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	dt "github.com/delayed-tasks/sdk-go"
+)
+
+// The example of the Standard Webhooks specification, signed by its authors.
+const (
+	specSecret    = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
+	specID        = "msg_p5jXN8AQM9LWM0D4loKWxJek"
+	specTimestamp = "1614265330"
+	specBody      = `{"test": 2432232314}`
+	specSignature = "v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE="
+)
+
+func specHeader(signature string) http.Header {
+	h := http.Header{}
+	h.Set("webhook-id", specID)
+	h.Set("webhook-timestamp", specTimestamp)
+	h.Set("webhook-signature", signature)
+	return h
+}
+
+func at(unix int64) dt.VerifierOption {
+	return dt.WithClock(func() time.Time { return time.Unix(unix, 0) })
+}
+
+func reason(err error) string {
+	var we *dt.WebhookError
+	if errors.As(err, &we) {
+		return we.Reason
+	}
+	return "<not a WebhookError: " + errString(err) + ">"
+}
+
+func errString(err error) string {
+	if err == nil {
+		return "nil"
+	}
+	return err.Error()
+}
+
+func TestVerifySpecExample(t *testing.T) {
+	v, err := dt.NewVerifier([]string{"whsec_" + base64.StdEncoding.EncodeToString([]byte("old")), specSecret}, at(1614265330+299))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Several entries while rotating; unknown versions are ignored.
+	if err := v.Verify(specHeader("v2,abc v1,bm90IGl0 "+specSignature), []byte(specBody)); err != nil {
+		t.Fatalf("spec example rejected: %v", err)
+	}
+	cases := []struct {
+		name, want string
+		header     http.Header
+		body       string
+		opts       []dt.VerifierOption
+	}{
+		{"tampered body", dt.ReasonNoMatchingSignature, specHeader(specSignature), `{"test": 2432232315}`, nil},
+		{"v2 only", dt.ReasonNoMatchingSignature, specHeader(strings.Replace(specSignature, "v1,", "v2,", 1)), specBody, nil},
+		{"no signature header", dt.ReasonMissingHeader, specHeader(""), specBody, nil},
+		{"too old", dt.ReasonTimestampTooOld, specHeader(specSignature), specBody, []dt.VerifierOption{at(1614265330 + 301)}},
+		{"too new", dt.ReasonTimestampTooNew, specHeader(specSignature), specBody, []dt.VerifierOption{at(1614265330 - 301)}},
+		{"tolerance option", dt.ReasonTimestampTooOld, specHeader(specSignature), specBody, []dt.VerifierOption{at(1614265330 + 11), dt.WithTolerance(10 * time.Second)}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			v, _ := dt.NewVerifier([]string{specSecret}, append([]dt.VerifierOption{at(1614265330)}, tc.opts...)...)
+			if got := reason(v.Verify(tc.header, []byte(tc.body))); got != tc.want {
+				t.Errorf("reason %s, want %s", got, tc.want)
+			}
+		})
+	}
+	bad := specHeader(specSignature)
+	bad.Set("webhook-timestamp", "1614265330.5")
+	if got := reason(v.Verify(bad, []byte(specBody))); got != dt.ReasonInvalidTimestamp {
+		t.Errorf("fractional timestamp: %s", got)
+	}
+	if _, err := dt.NewVerifier([]string{"whsec_not base64!"}); reason(err) != dt.ReasonInvalidSecret {
+		t.Errorf("bad secret: %v", err)
+	}
+}
+
+func TestParseCallbackKeepsNumbersExact(t *testing.T) {
+	cb, err := dt.ParseCallback([]byte(`{"taskId":"t-1","taskType":"order.close","payload":{"id":9007199254740993,"amount":0.1},"payloadVersion":2,"executeAt":"2026-12-03T10:00:00.000Z","attempt":3,"traceId":null}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cb.Payload["id"] != json.Number("9007199254740993") || cb.Payload["amount"] != json.Number("0.1") ||
+		cb.Attempt != 3 || cb.PayloadVersion != 2 || cb.TraceID != "" || cb.ExecuteAt.Unix() != 1796292000 {
+		t.Errorf("%+v", cb)
+	}
+	for _, body := range []string{``, `[]`, `{"taskId":"t"}`, `{"taskId":"t","taskType":"x","payload":[],"executeAt":"2026-12-03T10:00:00Z"}`,
+		`{"taskId":"t","taskType":"x","payload":{},"executeAt":"2026-12-03 10:00"}`, `{"taskId":"t","taskType":"x","payload":{},"executeAt":"2026-12-03T10:00:00Z"} {}`} {
+		if _, err := dt.ParseCallback([]byte(body)); reason(err) != dt.ReasonInvalidBody {
+			t.Errorf("%q: %v", body, err)
+		}
+	}
+}
+
+// signed builds a callback request signed the way the service signs.
+func signed(t *testing.T, secret string, taskType, key string, now time.Time) *http.Request {
+	t.Helper()
+	body := `{"taskId":"` + key + `","taskType":"` + taskType + `","payload":{"n":1},"payloadVersion":1,"executeAt":"2026-12-03T10:00:00.000Z","attempt":1,"traceId":null}`
+	raw, err := base64.StdEncoding.DecodeString(strings.TrimPrefix(secret, "whsec_"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	id, ts := "msg-"+key, strconv.FormatInt(now.Unix(), 10)
+	mac := hmac.New(sha256.New, raw)
+	mac.Write([]byte(id + "." + ts + "." + body))
+	r := httptest.NewRequest(http.MethodPost, "/callbacks", strings.NewReader(body))
+	r.Header.Set("webhook-id", id)
+	r.Header.Set("webhook-timestamp", ts)
+	r.Header.Set("webhook-signature", "v1,"+base64.StdEncoding.EncodeToString(mac.Sum(nil)))
+	r.Header.Set("Idempotency-Key", key)
+	return r
+}
+
+func serveOnce(h http.Handler, r *http.Request) *http.Response {
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, r)
+	return w.Result()
+}
+
+func TestCallbackHandlerStatuses(t *testing.T) {
+	secret := "whsec_" + base64.StdEncoding.EncodeToString([]byte("handler-test-secret"))
+	v, err := dt.NewVerifier([]string{secret})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var calls atomic.Int32
+	failFirst := true
+	h := dt.NewCallbackHandler(dt.WithVerifier(v), dt.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
+	h.Handle("ok", func(_ context.Context, cb *dt.Callback) error {
+		calls.Add(1)
+		if cb.Payload["n"] != json.Number("1") {
+			return dt.Permanent(errors.New("bad payload"))
+		}
+		return nil
+	})
+	h.Handle("flaky", func(context.Context, *dt.Callback) error {
+		calls.Add(1)
+		if failFirst {
+			failFirst = false
+			return dt.Retry(errors.New("db busy"), 1500*time.Millisecond)
+		}
+		return nil
+	})
+	h.Handle("permanent", func(context.Context, *dt.Callback) error { return dt.Permanent(errors.New("no such order")) })
+	h.Handle("broken", func(context.Context, *dt.Callback) error { return errors.New("nil pointer somewhere") })
+	now := time.Now()
+
+	check := func(name string, r *http.Request, wantStatus int, wantCalls int32) *http.Response {
+		t.Helper()
+		before := calls.Load()
+		resp := serveOnce(h, r)
+		if resp.StatusCode != wantStatus {
+			t.Errorf("%s: status %d, want %d", name, resp.StatusCode, wantStatus)
+		}
+		if got := calls.Load() - before; got != wantCalls {
+			t.Errorf("%s: handler ran %d times, want %d", name, got, wantCalls)
+		}
+		return resp
+	}
+	check("success", signed(t, secret, "ok", "k1", now), 200, 1)
+	check("repeat of a handled key", signed(t, secret, "ok", "k1", now), 200, 0)
+	resp := check("retryable", signed(t, secret, "flaky", "k2", now), 503, 1)
+	if resp.Header.Get("Retry-After") != "2" {
+		t.Errorf("Retry-After %q, want 2 (rounded up)", resp.Header.Get("Retry-After"))
+	}
+	check("retry of a failed key runs again", signed(t, secret, "flaky", "k2", now), 200, 1)
+	check("permanent", signed(t, secret, "permanent", "k3", now), 422, 0)
+	check("unexpected error", signed(t, secret, "broken", "k4", now), 500, 0)
+	check("unknown task type", signed(t, secret, "nobody", "k5", now), 422, 0)
+	check("stale signature", signed(t, secret, "ok", "k6", now.Add(-10*time.Minute)), 401, 0)
+	other := "whsec_" + base64.StdEncoding.EncodeToString([]byte("attacker"))
+	check("signed with another secret", signed(t, other, "ok", "k7", now), 401, 0)
+	unsigned := signed(t, secret, "ok", "k8", now)
+	unsigned.Header.Del("webhook-signature")
+	check("unsigned", unsigned, 401, 0)
+	check("GET", httptest.NewRequest(http.MethodGet, "/callbacks", nil), 405, 0)
+
+	noVerify := dt.NewCallbackHandler(dt.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
+	noVerify.Handle("ok", func(context.Context, *dt.Callback) error { return nil })
+	if resp := serveOnce(noVerify, httptest.NewRequest(http.MethodPost, "/", strings.NewReader(`{"taskId":`))); resp.StatusCode != 400 {
+		t.Errorf("unparseable body: %d", resp.StatusCode)
+	}
+}
+
+func TestHandleTwicePanics(t *testing.T) {
+	defer func() {
+		if recover() == nil {
+			t.Error("no panic")
+		}
+	}()
+	h := dt.NewCallbackHandler()
+	h.Handle("x", func(context.Context, *dt.Callback) error { return nil })
+	h.Handle("x", func(context.Context, *dt.Callback) error { return nil })
+}
+
+// failingStore is an idempotency store whose backend is down.
+type failingStore struct{ recorded []string }
+
+func (s *failingStore) Seen(_ context.Context, key string) (bool, error) {
+	if key == "down" {
+		return false, errors.New("redis: connection refused")
+	}
+	return false, nil
+}
+
+func (s *failingStore) Record(_ context.Context, key string) error {
+	s.recorded = append(s.recorded, key)
+	return nil
+}
+
+func TestCallbackHandlerWithPluggableStore(t *testing.T) {
+	quiet := dt.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil)))
+	store := &failingStore{}
+	ran := 0
+	h := dt.NewCallbackHandler(dt.WithIdempotencyStore(store), quiet)
+	h.Handle("ok", func(context.Context, *dt.Callback) error { ran++; return nil })
+	if resp := serveOnce(h, signed(t, "whsec_AAAA", "ok", "down", time.Now())); resp.StatusCode != 500 || ran != 0 {
+		t.Errorf("store down: status %d, handler ran %d times; want 500 (retried) and not run", resp.StatusCode, ran)
+	}
+	if resp := serveOnce(h, signed(t, "whsec_AAAA", "ok", "k1", time.Now())); resp.StatusCode != 200 || ran != 1 || len(store.recorded) != 1 || store.recorded[0] != "k1" {
+		t.Errorf("status %d, ran %d, recorded %v", resp.StatusCode, ran, store.recorded)
+	}
+
+	off := dt.NewCallbackHandler(dt.WithIdempotencyStore(nil), quiet)
+	off.Handle("ok", func(context.Context, *dt.Callback) error { ran++; return nil })
+	serveOnce(off, signed(t, "whsec_AAAA", "ok", "k2", time.Now()))
+	serveOnce(off, signed(t, "whsec_AAAA", "ok", "k2", time.Now()))
+	if ran != 3 {
+		t.Errorf("without a store every delivery runs the handler: ran %d, want 3", ran)
+	}
+
+	small := dt.NewCallbackHandler(dt.WithMaxBodyBytes(10), quiet)
+	small.Handle("ok", func(context.Context, *dt.Callback) error { ran++; return nil })
+	if resp := serveOnce(small, signed(t, "whsec_AAAA", "ok", "k3", time.Now())); resp.StatusCode != 400 || ran != 3 {
+		t.Errorf("body over the limit: status %d", resp.StatusCode)
+	}
+}

@@ -1,0 +1,172 @@
+package dev.delayedtasks.client;
+
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Objects;
+import java.util.UUID;
+
+/**
+ * Client of the delayed-task HTTP API. Thread-safe; build one per service and share it.
+ *
+ * <pre>{@code
+ * DelayedTasksClient client = DelayedTasksClient.builder()
+ *     .baseUrl("http://127.0.0.1:3000")
+ *     .apiKey(System.getenv("DTS_API_KEY"))
+ *     .build();
+ * CreateResult result = client.create(CreateTaskRequest.builder()
+ *     .taskType("order.close")
+ *     .payload(Map.of("orderId", "10023"))
+ *     .delaySeconds(Duration.ofMinutes(30))
+ *     .build());
+ * }</pre>
+ *
+ * <p>Every method throws {@link DelayedTaskException}: for an error answer, a check that failed
+ * before sending (no request made), or a network failure after the retries.
+ */
+public final class DelayedTasksClient {
+  private static final String TASKS = "/api/v1/tasks";
+
+  private final Transport transport;
+
+  private DelayedTasksClient(Transport transport) {
+    this.transport = transport;
+  }
+
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /**
+   * Creates a task. When the request has no task id, a UUID is generated before the first attempt
+   * and reused on every retry, so a retried create never makes two tasks.
+   *
+   * @return the task, and whether this call created it (false: an idempotent repeat)
+   */
+  public CreateResult create(CreateTaskRequest request) {
+    Objects.requireNonNull(request, "request");
+    String taskId = request.taskId() != null ? request.taskId() : UUID.randomUUID().toString();
+    Transport.Answer answer = transport.send("POST", TASKS, Map.of(), request.toBody(taskId));
+    return new CreateResult(Task.from(answer.body()), answer.status() == 201);
+  }
+
+  /** The task, closed ones included. */
+  public Task get(String taskId) {
+    return Task.from(transport.send("GET", taskPath(taskId, ""), Map.of(), null).body());
+  }
+
+  /** Cancels the task; cancelling a cancelled task again is a no-op. */
+  public Task cancel(String taskId) {
+    return Task.from(transport.send("POST", taskPath(taskId, "/cancel"), Map.of(), null).body());
+  }
+
+  /** Moves a {@code SCHEDULED} task to a new time. */
+  public Task reschedule(String taskId, RescheduleRequest request) {
+    Objects.requireNonNull(request, "request");
+    return Task.from(
+        transport.send("POST", taskPath(taskId, "/reschedule"), Map.of(), request.toBody()).body());
+  }
+
+  /** Re-runs a {@code FAILED} or {@code CANCELLED} task as a new run. */
+  public Task replay(String taskId, ReplayRequest request) {
+    Objects.requireNonNull(request, "request");
+    return Task.from(
+        transport.send("POST", taskPath(taskId, "/replay"), Map.of(), request.toBody()).body());
+  }
+
+  /** Re-runs a task with its own payload and settings, now. */
+  public Task replay(String taskId) {
+    return replay(taskId, ReplayRequest.empty());
+  }
+
+  /** One page of tasks, newest first. */
+  public TaskPage list(ListTasksRequest request) {
+    Objects.requireNonNull(request, "request");
+    return TaskPage.from(transport.send("GET", TASKS, request.query(), null).body());
+  }
+
+  /**
+   * Every task matching the filters, fetching pages lazily as iteration goes on and following
+   * {@code nextPageToken} until the last page. Iterate it or call {@link TaskPager#stream()}.
+   */
+  public TaskPager listAll(ListTasksRequest request) {
+    Objects.requireNonNull(request, "request");
+    return new TaskPager(this::list, request);
+  }
+
+  private static String taskPath(String taskId, String suffix) {
+    Objects.requireNonNull(taskId, "taskId");
+    return TASKS + "/" + PathEncoding.encode(taskId) + suffix;
+  }
+
+  /** Builds a {@link DelayedTasksClient}; only the base URL is required. */
+  public static final class Builder {
+    private String baseUrl;
+    private String apiKey;
+    private Duration timeout = Duration.ofSeconds(10);
+    private RetryPolicy retryPolicy = RetryPolicy.defaults();
+    private HttpClient httpClient;
+    private Transport.Sleeper sleeper = duration -> Thread.sleep(duration.toMillis());
+
+    private Builder() {}
+
+    /** The service's base URL, e.g. {@code https://tasks.internal}; a trailing slash is fine. */
+    public Builder baseUrl(String baseUrl) {
+      this.baseUrl = Objects.requireNonNull(baseUrl, "baseUrl");
+      return this;
+    }
+
+    public Builder baseUrl(URI baseUrl) {
+      return baseUrl(Objects.requireNonNull(baseUrl, "baseUrl").toString());
+    }
+
+    /** Sent as {@code Authorization: Bearer <key>}; null or blank sends nothing. */
+    public Builder apiKey(String apiKey) {
+      this.apiKey = apiKey == null || apiKey.isBlank() ? null : apiKey;
+      return this;
+    }
+
+    /** Limit of one HTTP attempt (default 10 s). */
+    public Builder timeout(Duration timeout) {
+      this.timeout = Objects.requireNonNull(timeout, "timeout");
+      return this;
+    }
+
+    public Builder retryPolicy(RetryPolicy retryPolicy) {
+      this.retryPolicy = Objects.requireNonNull(retryPolicy, "retryPolicy");
+      return this;
+    }
+
+    /** The {@link HttpClient} to send with (default: a new HTTP/1.1 client). */
+    public Builder httpClient(HttpClient httpClient) {
+      this.httpClient = Objects.requireNonNull(httpClient, "httpClient");
+      return this;
+    }
+
+    Builder sleeper(Transport.Sleeper sleeper) {
+      this.sleeper = Objects.requireNonNull(sleeper, "sleeper");
+      return this;
+    }
+
+    public DelayedTasksClient build() {
+      if (baseUrl == null || baseUrl.isBlank()) {
+        throw new IllegalStateException("baseUrl is required");
+      }
+      URI parsed = URI.create(baseUrl);
+      if (!"http".equals(parsed.getScheme()) && !"https".equals(parsed.getScheme())) {
+        throw new IllegalArgumentException("baseUrl must be http(s): " + baseUrl);
+      }
+      String base = baseUrl.endsWith("/") ? baseUrl.substring(0, baseUrl.length() - 1) : baseUrl;
+      HttpClient http =
+          httpClient != null
+              ? httpClient
+              : HttpClient.newBuilder()
+                  .version(HttpClient.Version.HTTP_1_1)
+                  .connectTimeout(timeout)
+                  .build();
+      return new DelayedTasksClient(
+          new Transport(base, apiKey, timeout, retryPolicy, http, sleeper));
+    }
+  }
+}

@@ -1,0 +1,39 @@
+package dev.delayedtasks.client;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.util.Objects;
+
+/** A new time for a {@code SCHEDULED} task: exactly one of a delay or an absolute time. */
+public final class RescheduleRequest {
+  private final Schedule schedule;
+
+  private RescheduleRequest(Schedule schedule) {
+    this.schedule = schedule;
+  }
+
+  /** Run after this delay from now. */
+  public static RescheduleRequest delaySeconds(Duration delay) {
+    return new RescheduleRequest(new Schedule(Objects.requireNonNull(delay, "delaySeconds"), null));
+  }
+
+  /** Run at this instant. */
+  public static RescheduleRequest executeAt(Instant executeAt) {
+    return new RescheduleRequest(
+        new Schedule(null, Objects.requireNonNull(executeAt, "executeAt")));
+  }
+
+  /** Run at this time (sent in UTC). */
+  public static RescheduleRequest executeAt(OffsetDateTime executeAt) {
+    return executeAt(Objects.requireNonNull(executeAt, "executeAt").toInstant());
+  }
+
+  ObjectNode toBody() {
+    schedule.check(true);
+    ObjectNode body = Payloads.newObject();
+    schedule.writeTo(body);
+    return body;
+  }
+}

@@ -1,0 +1,46 @@
+package dev.delayedtasks.client;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.delayedtasks.client.internal.Json;
+import java.time.Instant;
+
+/**
+ * A list entry: a task without its payload (fetch the task for it). Nullable components say so.
+ *
+ * @param taskId the task's id
+ * @param taskType its type
+ * @param status where it is
+ * @param executeAt when it runs, or null
+ * @param createdAt when it was created, or null
+ * @param callbackUrl where it is delivered, or null
+ * @param priority 1 highest to 5 lowest, or null
+ * @param attempts callback attempts made so far
+ * @param lastError the last failure, or null
+ * @param completedAt when it closed, or null
+ */
+public record TaskSummary(
+    String taskId,
+    String taskType,
+    TaskStatus status,
+    Instant executeAt,
+    Instant createdAt,
+    String callbackUrl,
+    Integer priority,
+    int attempts,
+    TaskError lastError,
+    Instant completedAt) {
+
+  static TaskSummary from(JsonNode node) {
+    return new TaskSummary(
+        Json.text(node, "taskId"),
+        Json.text(node, "taskType"),
+        TaskStatus.fromWire(Json.text(node, "status")),
+        Json.time(node, "executeAt"),
+        Json.time(node, "createdAt"),
+        Json.text(node, "callbackUrl"),
+        Json.integer(node, "priority"),
+        node.path("attempts").asInt(),
+        TaskError.from(node.get("lastError")),
+        Json.time(node, "completedAt"));
+  }
+}

@@ -1,0 +1,42 @@
+package dev.delayedtasks.client.callback;
+
+import java.util.Objects;
+
+/**
+ * Runs a callback's work at most once per {@code Idempotency-Key} as far as its store remembers:
+ * the key is recorded only after the work returned, so a failure leaves the next attempt free to
+ * run it again.
+ */
+public final class Idempotency {
+  /** The header the service sends; the task id, the same on every attempt and replay. */
+  public static final String HEADER = "Idempotency-Key";
+
+  /** Work that may throw. */
+  @FunctionalInterface
+  public interface Work {
+    void run() throws Exception;
+  }
+
+  private final IdempotencyStore store;
+
+  public Idempotency(IdempotencyStore store) {
+    this.store = Objects.requireNonNull(store, "store");
+  }
+
+  /**
+   * Runs the work unless the key was recorded; records the key when the work returns.
+   *
+   * @param key the {@code Idempotency-Key}; null runs the work without recording anything
+   * @return true when the work ran, false when the key was a repeat
+   */
+  public boolean runOnce(String key, Work work) throws Exception {
+    if (key != null && store.contains(key)) {
+      return false;
+    }
+    work.run();
+    if (key != null) {
+      store.record(key);
+    }
+    return true;
+  }
+}

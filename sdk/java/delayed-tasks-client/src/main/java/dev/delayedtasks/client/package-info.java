@@ -1,0 +1,2 @@
+/** Client of the delayed-task service. */
+package dev.delayedtasks.client;

@@ -1,0 +1,187 @@
+package dev.delayedtasks.client;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.lang.reflect.Executable;
+import java.lang.reflect.Modifier;
+import java.math.BigInteger;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.LocalDateTime;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+class ChecksBeforeSendingTest {
+  private StubServer stub;
+  private DelayedTasksClient client;
+
+  @BeforeEach
+  void start() throws IOException {
+    stub = new StubServer();
+    client =
+        DelayedTasksClient.builder()
+            .baseUrl(stub.baseUrl())
+            .retryPolicy(RetryPolicy.none())
+            .build();
+  }
+
+  @AfterEach
+  void stop() {
+    stub.close();
+  }
+
+  private void assertRefused(String field, CreateTaskRequest request) {
+    assertRefused(field, () -> client.create(request));
+  }
+
+  private void assertRefused(String field, org.junit.jupiter.api.function.Executable call) {
+    DelayedTaskException e = assertThrows(DelayedTaskException.class, call);
+    assertEquals(ErrorCode.INVALID_ARGUMENT, e.code());
+    assertEquals(0, e.status());
+    assertEquals(field, e.details().get(0).field(), e.toString());
+    assertEquals(List.of(), stub.requests(), "no request may be made");
+  }
+
+  private static CreateTaskRequest withPayload(Object payload) {
+    return CreateTaskRequest.builder()
+        .taskType("t")
+        .payload(payload)
+        .delaySeconds(Duration.ZERO)
+        .build();
+  }
+
+  @Test
+  void nonFiniteNumbersAnywhereInThePayload() {
+    assertRefused("payload.a.b", withPayload(Map.of("a", Map.of("b", Double.NaN))));
+    Map<String, Object> items = new LinkedHashMap<>();
+    items.put("items", List.of(1, 2.5, Double.POSITIVE_INFINITY));
+    assertRefused("payload.items.2", withPayload(items));
+    assertRefused("payload.f", withPayload(Map.of("f", Float.NEGATIVE_INFINITY)));
+  }
+
+  @Test
+  void integersBeyondTheSafeRange() {
+    assertRefused("payload.id", withPayload(Map.of("id", new BigInteger("9007199254740993"))));
+    assertRefused("payload.id", withPayload(Map.of("id", -9_007_199_254_740_992L)));
+    assertRefused("payload.x.0", withPayload(Map.of("x", List.of(Long.MAX_VALUE))));
+    // A float that large is integral too, and the API would refuse it the same way.
+    assertRefused("payload.f", withPayload(Map.of("f", 1e300)));
+    assertRefused(
+        "payload.d", withPayload(Map.of("d", new java.math.BigDecimal("-9007199254740992.5"))));
+  }
+
+  @Test
+  void theSafeRangeItselfIsAccepted() {
+    stub.enqueueJson(201, Fixtures.task("t", "SCHEDULED"));
+    client.create(
+        withPayload(Map.of("max", 9_007_199_254_740_991L, "min", -9_007_199_254_740_991L)));
+    assertEquals(1, stub.requests().size());
+  }
+
+  @Test
+  void payloadMustBeAnObject() {
+    assertRefused("payload", withPayload(List.of(1, 2)));
+    assertRefused("payload", withPayload("text"));
+    assertRefused("payload", withPayload(null));
+    assertRefused("payload", withPayload(42));
+  }
+
+  @Test
+  void exactlyOneOfDelayAndExecuteAt() {
+    assertRefused(
+        "delaySeconds", CreateTaskRequest.builder().taskType("t").payload(Map.of()).build());
+    assertRefused(
+        "delaySeconds",
+        CreateTaskRequest.builder()
+            .taskType("t")
+            .payload(Map.of())
+            .delaySeconds(Duration.ofSeconds(1))
+            .executeAt(Instant.now())
+            .build());
+    assertRefused(
+        "delaySeconds",
+        () ->
+            client.replay(
+                "t",
+                ReplayRequest.builder()
+                    .delaySeconds(Duration.ofSeconds(1))
+                    .executeAt(Instant.now())
+                    .build()));
+  }
+
+  @Test
+  void negativeDelays() {
+    assertRefused(
+        "delaySeconds",
+        CreateTaskRequest.builder()
+            .taskType("t")
+            .payload(Map.of())
+            .delaySeconds(Duration.ofMillis(-1))
+            .build());
+    assertRefused(
+        "delaySeconds",
+        () -> client.reschedule("t", RescheduleRequest.delaySeconds(Duration.ofSeconds(-5))));
+  }
+
+  @Test
+  void replayPayloadIsCheckedToo() {
+    Map<String, Object> payload = new HashMap<>();
+    payload.put("n", Double.NaN);
+    assertRefused(
+        "payload.n", () -> client.replay("t", ReplayRequest.builder().payload(payload).build()));
+  }
+
+  /**
+   * A time without an offset cannot reach the API: no public method or constructor takes a
+   * parameter that a {@link LocalDateTime} could be passed as, except {@code payload(Object)}
+   * (where it would be a value inside the JSON object, not a time of the task).
+   */
+  @Test
+  void noPublicMethodAcceptsALocalDateTime() {
+    List<String> offenders = new ArrayList<>();
+    for (Class<?> type : publicApiClasses()) {
+      Stream.concat(Stream.of(type.getMethods()), Stream.of(type.getConstructors()))
+          .filter(m -> Modifier.isPublic(m.getModifiers()))
+          .filter(m -> m.getDeclaringClass() != Object.class)
+          .filter(m -> !m.getName().equals("payload") && !m.getName().equals("equals"))
+          .forEach(
+              (Executable m) -> {
+                for (Class<?> parameter : m.getParameterTypes()) {
+                  if (parameter.isAssignableFrom(LocalDateTime.class)) {
+                    offenders.add(type.getSimpleName() + "." + m.getName());
+                  }
+                }
+              });
+    }
+    assertEquals(List.of(), offenders);
+    assertTrue(publicApiClasses().size() > 10);
+  }
+
+  private static List<Class<?>> publicApiClasses() {
+    return List.of(
+        DelayedTasksClient.class,
+        DelayedTasksClient.Builder.class,
+        CreateTaskRequest.class,
+        CreateTaskRequest.Builder.class,
+        RescheduleRequest.class,
+        ReplayRequest.class,
+        ReplayRequest.Builder.class,
+        ListTasksRequest.class,
+        ListTasksRequest.Builder.class,
+        RetryPolicy.class,
+        Task.class,
+        TaskSummary.class,
+        TaskPager.class,
+        DelayedTaskException.class);
+  }
+}

@@ -1,0 +1,2 @@
+/** Spring Boot auto-configuration. */
+package dev.delayedtasks.spring;

@@ -1,0 +1,204 @@
+"""The synchronous client."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator, Mapping
+from datetime import datetime, timedelta
+from types import TracebackType
+from typing import Any, Self, TypeVar
+
+import httpx
+
+from ._checks import Delay
+from ._models import CreateResult, Task, TaskPage, TaskSummary
+from ._request import (
+    DEFAULT_TIMEOUT,
+    ApiRequest,
+    ClientCore,
+    cancel_request,
+    create_request,
+    get_request,
+    list_request,
+    replay_request,
+    reschedule_request,
+)
+from ._retry import RetryPolicy
+
+T = TypeVar("T")
+
+
+class Client:
+    """Synchronous client of the delayed-task service (thread-safe, like the httpx client under it).
+
+    `base_url` is the service's root (`http://localhost:3000`). `api_key` is sent as
+    `Authorization: Bearer <key>`. `timeout` limits each HTTP attempt; `retry` says how
+    `UNAVAILABLE`, `RESOURCE_EXHAUSTED`, timeouts and network errors are retried (nothing else
+    is). `transport` replaces httpx's network layer (tests); `http_client` is used as given and
+    left open by `close()`.
+
+    Every method raises `DelayedTaskError` (a subclass per code) and checks its arguments before
+    sending: a check that fails raises `InvalidArgumentError` with `status` `None` and no request
+    made.
+    """
+
+    def __init__(
+        self,
+        base_url: str,
+        *,
+        api_key: str | None = None,
+        timeout: float | timedelta = DEFAULT_TIMEOUT,
+        retry: RetryPolicy | None = None,
+        transport: httpx.BaseTransport | None = None,
+        http_client: httpx.Client | None = None,
+    ) -> None:
+        self._core = ClientCore(base_url, api_key=api_key, timeout=timeout, retry=retry)
+        if transport is not None and http_client is not None:
+            raise ValueError("give transport or http_client, not both")
+        self._owns_http = http_client is None
+        self._http = http_client or httpx.Client(transport=transport)
+
+    def close(self) -> None:
+        if self._owns_http:
+            self._http.close()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def _send(self, request: ApiRequest[T]) -> T:
+        http_request = self._core.build(self._http, request)
+        retry = 0
+        while True:
+            outcome: httpx.Response | Exception
+            try:
+                outcome = self._http.send(http_request)
+                outcome.read()
+            except httpx.TransportError as exc:
+                outcome = exc
+            wait = self._core.wait_before_retry(retry, outcome)
+            if wait is None:
+                return self._core.finish(request, outcome)
+            time.sleep(wait)
+            retry += 1
+
+    def create(
+        self,
+        *,
+        task_type: str,
+        payload: Mapping[str, Any],
+        delay_seconds: Delay | None = None,
+        execute_at: datetime | None = None,
+        callback_url: str | None = None,
+        task_id: str | None = None,
+        max_retries: int | None = None,
+        timeout_ms: int | None = None,
+        payload_version: int | None = None,
+        trace_id: str | None = None,
+        priority: int | None = None,
+    ) -> CreateResult:
+        """Create a task due after `delay_seconds` (a `timedelta` or seconds) or at `execute_at`
+        (an aware `datetime`): exactly one of the two.
+
+        Without `task_id` a UUID is generated, so the retries of this call cannot create two
+        tasks. The same `task_id` and spec again returns the existing task with
+        `created=False`; another spec raises `TaskConflictError`.
+        """
+        return self._send(
+            create_request(
+                task_type=task_type,
+                payload=payload,
+                delay_seconds=delay_seconds,
+                execute_at=execute_at,
+                callback_url=callback_url,
+                task_id=task_id,
+                max_retries=max_retries,
+                timeout_ms=timeout_ms,
+                payload_version=payload_version,
+                trace_id=trace_id,
+                priority=priority,
+            )
+        )
+
+    def get(self, task_id: str) -> Task:
+        return self._send(get_request(task_id))
+
+    def cancel(self, task_id: str) -> Task:
+        """Cancel a task; cancelling a cancelled one is a no-op, a finished one raises
+        `FailedPreconditionError`."""
+        return self._send(cancel_request(task_id))
+
+    def list(
+        self,
+        *,
+        status: str | None = None,
+        task_type: str | None = None,
+        page_size: int | None = None,
+        page_token: str | None = None,
+    ) -> TaskPage:
+        """One page of tasks, newest first (`list_all` follows the pages)."""
+        return self._send(
+            list_request(
+                status=status, task_type=task_type, page_size=page_size, page_token=page_token
+            )
+        )
+
+    def list_all(
+        self,
+        *,
+        status: str | None = None,
+        task_type: str | None = None,
+        page_size: int | None = None,
+    ) -> Iterator[TaskSummary]:
+        """Every matching task; the next page (`nextPageToken`) is fetched when reached."""
+        page_token: str | None = None
+        while True:
+            page = self.list(
+                status=status, task_type=task_type, page_size=page_size, page_token=page_token
+            )
+            yield from page.tasks
+            if page.next_page_token is None:
+                return
+            page_token = page.next_page_token
+
+    def reschedule(
+        self,
+        task_id: str,
+        *,
+        delay_seconds: Delay | None = None,
+        execute_at: datetime | None = None,
+    ) -> Task:
+        """Move a `SCHEDULED` task: exactly one of `delay_seconds` or `execute_at`."""
+        return self._send(
+            reschedule_request(task_id, delay_seconds=delay_seconds, execute_at=execute_at)
+        )
+
+    def replay(
+        self,
+        task_id: str,
+        *,
+        payload: Mapping[str, Any] | None = None,
+        payload_version: int | None = None,
+        max_retries: int | None = None,
+        delay_seconds: Delay | None = None,
+        execute_at: datetime | None = None,
+    ) -> Task:
+        """Run a `FAILED` or `CANCELLED` task again, now unless a delay or time is given, with
+        the overrides given."""
+        return self._send(
+            replay_request(
+                task_id,
+                payload=payload,
+                payload_version=payload_version,
+                max_retries=max_retries,
+                delay_seconds=delay_seconds,
+                execute_at=execute_at,
+            )
+        )

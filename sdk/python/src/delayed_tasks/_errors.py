@@ -1,0 +1,204 @@
+"""The one exception hierarchy of the client: `DelayedTaskError` and a subclass per known code."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any
+
+import httpx
+
+
+class ErrorCode(StrEnum):
+    """Codes the API sends today. `DelayedTaskError.code` is a plain `str`: a code from a newer
+    server passes through unchanged, so compare with these constants rather than match on them."""
+
+    INVALID_ARGUMENT = "INVALID_ARGUMENT"
+    PAYLOAD_TOO_LARGE = "PAYLOAD_TOO_LARGE"
+    UNAUTHENTICATED = "UNAUTHENTICATED"
+    PERMISSION_DENIED = "PERMISSION_DENIED"
+    TASK_NOT_FOUND = "TASK_NOT_FOUND"
+    NOT_FOUND = "NOT_FOUND"
+    TASK_CONFLICT = "TASK_CONFLICT"
+    FAILED_PRECONDITION = "FAILED_PRECONDITION"
+    METHOD_NOT_ALLOWED = "METHOD_NOT_ALLOWED"
+    UNSUPPORTED_MEDIA_TYPE = "UNSUPPORTED_MEDIA_TYPE"
+    RESOURCE_EXHAUSTED = "RESOURCE_EXHAUSTED"
+    UNAVAILABLE = "UNAVAILABLE"
+    INTERNAL = "INTERNAL"
+    UNKNOWN = "UNKNOWN"
+    """Not sent by the API: the answer had no JSON error body."""
+
+
+@dataclass(frozen=True, slots=True)
+class ErrorDetail:
+    """One offending field: a dotted path (`payload.items.2`) and why."""
+
+    field: str
+    reason: str
+
+
+class DelayedTaskError(Exception):
+    """Every failure of a client call.
+
+    `status` is the HTTP status of the answer, or `None` when there was none (a check before
+    sending, or a network failure after the retries).
+    """
+
+    code: str
+    message: str
+    details: tuple[ErrorDetail, ...]
+    status: int | None
+    request_id: str | None
+
+    def __init__(
+        self,
+        code: str,
+        message: str,
+        *,
+        details: Sequence[ErrorDetail] = (),
+        status: int | None = None,
+        request_id: str | None = None,
+    ) -> None:
+        super().__init__(f"{code}: {message}")
+        self.code = code
+        self.message = message
+        self.details = tuple(details)
+        self.status = status
+        self.request_id = request_id
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Keyword-only fields: rebuild from code and message, then restore the rest (pickle,
+        # multiprocessing, task queues).
+        return (type(self), (self.code, self.message), self.__dict__)
+
+    def __repr__(self) -> str:
+        return (
+            f"{type(self).__name__}(code={self.code!r}, message={self.message!r}, "
+            f"status={self.status!r}, details={list(self.details)!r})"
+        )
+
+
+class InvalidArgumentError(DelayedTaskError):
+    """The request breaks a rule (`details` names each field); nothing was created."""
+
+
+class PayloadTooLargeError(DelayedTaskError):
+    pass
+
+
+class UnauthenticatedError(DelayedTaskError):
+    pass
+
+
+class PermissionDeniedError(DelayedTaskError):
+    pass
+
+
+class TaskNotFoundError(DelayedTaskError):
+    pass
+
+
+class NotFoundError(DelayedTaskError):
+    pass
+
+
+class TaskConflictError(DelayedTaskError):
+    """A task with this id exists with another specification."""
+
+
+class FailedPreconditionError(DelayedTaskError):
+    """The task's status does not allow the action."""
+
+
+class MethodNotAllowedError(DelayedTaskError):
+    pass
+
+
+class UnsupportedMediaTypeError(DelayedTaskError):
+    pass
+
+
+class ResourceExhaustedError(DelayedTaskError):
+    pass
+
+
+class UnavailableError(DelayedTaskError):
+    """The service (or the network to it) is unavailable; retried before it is raised."""
+
+
+class InternalError(DelayedTaskError):
+    pass
+
+
+_CLASS_BY_CODE: dict[str, type[DelayedTaskError]] = {
+    ErrorCode.INVALID_ARGUMENT: InvalidArgumentError,
+    ErrorCode.PAYLOAD_TOO_LARGE: PayloadTooLargeError,
+    ErrorCode.UNAUTHENTICATED: UnauthenticatedError,
+    ErrorCode.PERMISSION_DENIED: PermissionDeniedError,
+    ErrorCode.TASK_NOT_FOUND: TaskNotFoundError,
+    ErrorCode.NOT_FOUND: NotFoundError,
+    ErrorCode.TASK_CONFLICT: TaskConflictError,
+    ErrorCode.FAILED_PRECONDITION: FailedPreconditionError,
+    ErrorCode.METHOD_NOT_ALLOWED: MethodNotAllowedError,
+    ErrorCode.UNSUPPORTED_MEDIA_TYPE: UnsupportedMediaTypeError,
+    ErrorCode.RESOURCE_EXHAUSTED: ResourceExhaustedError,
+    ErrorCode.UNAVAILABLE: UnavailableError,
+    ErrorCode.INTERNAL: InternalError,
+}
+
+
+def make_error(
+    code: str,
+    message: str,
+    *,
+    details: Sequence[ErrorDetail] = (),
+    status: int | None = None,
+    request_id: str | None = None,
+) -> DelayedTaskError:
+    """The exception of the class for `code` (the base class for an unknown code)."""
+    cls = _CLASS_BY_CODE.get(code, DelayedTaskError)
+    return cls(code, message, details=details, status=status, request_id=request_id)
+
+
+def invalid_argument(details: Sequence[ErrorDetail]) -> DelayedTaskError:
+    """A check before sending failed: no request was made, so no status."""
+    message = "; ".join(f"{d.field} {d.reason}" for d in details)
+    return make_error(ErrorCode.INVALID_ARGUMENT, message, details=details)
+
+
+REQUEST_ID_HEADER = "x-request-id"
+
+
+def error_from_response(response: httpx.Response) -> DelayedTaskError:
+    """The error an answer outside 2xx stands for: the API's `{"error": {...}}` as sent, or
+    `UNKNOWN` with the status when the body is not that."""
+    status = response.status_code
+    request_id = response.headers.get(REQUEST_ID_HEADER)
+    body: Any
+    try:
+        body = json.loads(response.content)
+    except ValueError:
+        body = None
+    error = body.get("error") if isinstance(body, dict) else None
+    if not isinstance(error, dict) or not isinstance(error.get("code"), str):
+        text = response.text[:200].strip() or response.reason_phrase
+        return make_error(
+            ErrorCode.UNKNOWN, f"HTTP {status}: {text}", status=status, request_id=request_id
+        )
+    message = error.get("message")
+    raw_details = error.get("details")
+    details = [
+        ErrorDetail(field=str(d.get("field", "")), reason=str(d.get("reason", "")))
+        for d in (raw_details if isinstance(raw_details, list) else [])
+        if isinstance(d, dict)
+    ]
+    return make_error(
+        error["code"],
+        message if isinstance(message, str) else "",
+        details=details,
+        status=status,
+        request_id=request_id,
+    )

@@ -1,0 +1,148 @@
+"""What the API answers, as typed, immutable objects with snake_case names and aware datetimes.
+
+Each object keeps the JSON it came from in `raw`, so a field added by a newer server is readable
+before this package knows it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from enum import StrEnum
+from typing import Any
+
+
+class TaskStatus(StrEnum):
+    SCHEDULED = "SCHEDULED"
+    RUNNING = "RUNNING"
+    SUCCEEDED = "SUCCEEDED"
+    FAILED = "FAILED"
+    CANCELLED = "CANCELLED"
+
+
+def parse_time(value: Any) -> datetime | None:
+    """An RFC 3339 string from the API as an aware datetime (`None` stays `None`)."""
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        raise ValueError(f"expected an RFC 3339 string, got {value!r}")
+    parsed = datetime.fromisoformat(value)
+    if parsed.tzinfo is None:
+        raise ValueError(f"time without an offset: {value!r}")
+    return parsed
+
+
+def _int(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _str(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+@dataclass(frozen=True, slots=True)
+class LastError:
+    """Why the latest callback attempt failed."""
+
+    message: str
+    status_code: int | None = None
+
+    @classmethod
+    def from_json(cls, data: Any) -> LastError | None:
+        if not isinstance(data, Mapping):
+            return None
+        return cls(message=str(data.get("message", "")), status_code=_int(data.get("statusCode")))
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TaskSummary:
+    """A list entry: the task without its payload (`get` the task for it)."""
+
+    task_id: str
+    task_type: str
+    status: str
+    """One of `TaskStatus` (a plain string, so a status from a newer server passes through)."""
+    execute_at: datetime | None
+    created_at: datetime | None
+    callback_url: str | None
+    priority: int | None
+    attempts: int
+    last_error: LastError | None
+    completed_at: datetime | None
+    raw: Mapping[str, Any] = field(default_factory=dict, repr=False, compare=False)
+
+    @staticmethod
+    def _summary_fields(data: Mapping[str, Any]) -> dict[str, Any]:
+        return {
+            "task_id": str(data.get("taskId", "")),
+            "task_type": str(data.get("taskType", "")),
+            "status": str(data.get("status", "")),
+            "execute_at": parse_time(data.get("executeAt")),
+            "created_at": parse_time(data.get("createdAt")),
+            "callback_url": _str(data.get("callbackUrl")),
+            "priority": _int(data.get("priority")),
+            "attempts": _int(data.get("attempts")) or 0,
+            "last_error": LastError.from_json(data.get("lastError")),
+            "completed_at": parse_time(data.get("completedAt")),
+            "raw": data,
+        }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> TaskSummary:
+        return cls(**cls._summary_fields(data))
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Task(TaskSummary):
+    """A task as `create`, `get`, `cancel`, `reschedule` and `replay` return it."""
+
+    payload: dict[str, Any]
+    payload_version: int | None
+    max_retries: int | None
+    timeout_ms: int | None
+    trace_id: str | None
+    next_attempt_at: datetime | None
+    fired_at: datetime | None
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> Task:
+        payload = data.get("payload")
+        return cls(
+            **cls._summary_fields(data),
+            payload=dict(payload) if isinstance(payload, Mapping) else {},
+            payload_version=_int(data.get("payloadVersion")),
+            max_retries=_int(data.get("maxRetries")),
+            timeout_ms=_int(data.get("timeoutMs")),
+            trace_id=_str(data.get("traceId")),
+            next_attempt_at=parse_time(data.get("nextAttemptAt")),
+            fired_at=parse_time(data.get("firedAt")),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class CreateResult:
+    """The task and whether this call created it (`False`: the same task id and spec existed)."""
+
+    task: Task
+    created: bool
+
+
+@dataclass(frozen=True, slots=True)
+class TaskPage:
+    """One page of `list`; pass `next_page_token` as `page_token` for the next (`None`: last)."""
+
+    tasks: list[TaskSummary]
+    next_page_token: str | None
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> TaskPage:
+        tasks = data.get("tasks")
+        return cls(
+            tasks=[
+                TaskSummary.from_json(t)
+                for t in (tasks if isinstance(tasks, list) else [])
+                if isinstance(t, Mapping)
+            ],
+            next_page_token=_str(data.get("nextPageToken")) or None,
+        )

@@ -1,0 +1,244 @@
+"""The one request builder behind `Client` and `AsyncClient`.
+
+Everything but the I/O lives here: checking arguments, building the HTTP request, deciding after
+each attempt whether to retry and how long to wait, and turning the final answer into a result or
+a `DelayedTaskError`. The two clients only send and sleep.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any, Generic, TypeVar
+from urllib.parse import quote
+
+import httpx
+
+from ._checks import Delay, check_payload, encode_when
+from ._errors import (
+    REQUEST_ID_HEADER,
+    DelayedTaskError,
+    ErrorCode,
+    ErrorDetail,
+    error_from_response,
+    invalid_argument,
+    make_error,
+)
+from ._models import CreateResult, Task, TaskPage
+from ._retry import (
+    RETRYABLE_STATUSES,
+    RetryPolicy,
+    is_retryable_exception,
+    retry_after_seconds,
+)
+from ._version import __version__
+
+T = TypeVar("T")
+
+USER_AGENT = f"delayed-tasks-python/{__version__}"
+DEFAULT_TIMEOUT = 10.0
+TASKS_PATH = "/api/v1/tasks"
+
+
+@dataclass(frozen=True, slots=True)
+class ApiRequest(Generic[T]):
+    """One operation: what to send and how to read a 2xx answer (status, JSON body)."""
+
+    method: str
+    path: str
+    query: Mapping[str, str]
+    body: Mapping[str, Any] | None
+    decode: Callable[[int, Any], T]
+
+
+def _task_path(task_id: str, action: str = "") -> str:
+    if not isinstance(task_id, str) or not task_id:
+        raise invalid_argument([ErrorDetail("taskId", "must be a non-empty string")])
+    path = f"{TASKS_PATH}/{quote(task_id, safe='')}"
+    return f"{path}/{action}" if action else path
+
+
+def _checked(problems: list[ErrorDetail]) -> None:
+    if problems:
+        raise invalid_argument(problems)
+
+
+def _set(body: dict[str, Any], **fields: Any) -> dict[str, Any]:
+    """Add the fields the caller set (not `None`) under their wire names (camelCase)."""
+    for name, value in fields.items():
+        if value is not None:
+            head, *rest = name.split("_")
+            body[head + "".join(part.capitalize() for part in rest)] = value
+    return body
+
+
+def _task(_status: int, data: Any) -> Task:
+    return Task.from_json(data)
+
+
+def create_request(
+    *,
+    task_type: str,
+    payload: Mapping[str, Any],
+    delay_seconds: Delay | None,
+    execute_at: datetime | None,
+    callback_url: str | None,
+    task_id: str | None,
+    max_retries: int | None,
+    timeout_ms: int | None,
+    payload_version: int | None,
+    trace_id: str | None,
+    priority: int | None,
+) -> ApiRequest[CreateResult]:
+    problems: list[ErrorDetail] = []
+    check_payload(payload, problems)
+    when = encode_when(delay_seconds, execute_at, problems, required=True)
+    _checked(problems)
+    body = _set({"taskType": task_type, "payload": payload}, callback_url=callback_url)
+    body.update(when)
+    # Generated once, before the first attempt: every retry of this create names the same task.
+    body["taskId"] = task_id if task_id is not None else str(uuid.uuid4())
+    _set(
+        body,
+        max_retries=max_retries,
+        timeout_ms=timeout_ms,
+        payload_version=payload_version,
+        trace_id=trace_id,
+        priority=priority,
+    )
+    return ApiRequest(
+        "POST",
+        TASKS_PATH,
+        {},
+        body,
+        lambda status, data: CreateResult(Task.from_json(data), created=status == 201),
+    )
+
+
+def get_request(task_id: str) -> ApiRequest[Task]:
+    return ApiRequest("GET", _task_path(task_id), {}, None, _task)
+
+
+def cancel_request(task_id: str) -> ApiRequest[Task]:
+    return ApiRequest("POST", _task_path(task_id, "cancel"), {}, None, _task)
+
+
+def list_request(
+    *,
+    status: str | None,
+    task_type: str | None,
+    page_size: int | None,
+    page_token: str | None,
+) -> ApiRequest[TaskPage]:
+    query = {
+        name: str(value)
+        for name, value in _set(
+            {}, status=status, task_type=task_type, page_size=page_size, page_token=page_token
+        ).items()
+    }
+    return ApiRequest("GET", TASKS_PATH, query, None, lambda _s, data: TaskPage.from_json(data))
+
+
+def reschedule_request(
+    task_id: str, *, delay_seconds: Delay | None, execute_at: datetime | None
+) -> ApiRequest[Task]:
+    problems: list[ErrorDetail] = []
+    body = encode_when(delay_seconds, execute_at, problems, required=True)
+    _checked(problems)
+    return ApiRequest("POST", _task_path(task_id, "reschedule"), {}, body, _task)
+
+
+def replay_request(
+    task_id: str,
+    *,
+    payload: Mapping[str, Any] | None,
+    payload_version: int | None,
+    max_retries: int | None,
+    delay_seconds: Delay | None,
+    execute_at: datetime | None,
+) -> ApiRequest[Task]:
+    problems: list[ErrorDetail] = []
+    if payload is not None:
+        check_payload(payload, problems)
+    when = encode_when(delay_seconds, execute_at, problems, required=False)
+    _checked(problems)
+    body = _set({}, payload=payload, payload_version=payload_version, max_retries=max_retries)
+    body.update(when)
+    return ApiRequest("POST", _task_path(task_id, "replay"), {}, body, _task)
+
+
+def _seconds(value: float | timedelta) -> float:
+    return value.total_seconds() if isinstance(value, timedelta) else float(value)
+
+
+class ClientCore:
+    """Options and the attempt logic both clients share."""
+
+    def __init__(
+        self,
+        base_url: str,
+        *,
+        api_key: str | None,
+        timeout: float | timedelta,
+        retry: RetryPolicy | None,
+    ) -> None:
+        if not base_url:
+            raise ValueError("base_url is required")
+        self.base_url = base_url.rstrip("/")
+        self.timeout = httpx.Timeout(_seconds(timeout))
+        self.retry = retry if retry is not None else RetryPolicy()
+        self.headers = {"user-agent": USER_AGENT, "accept": "application/json"}
+        if api_key:
+            self.headers["authorization"] = f"Bearer {api_key}"
+
+    def build(
+        self, http: httpx.Client | httpx.AsyncClient, request: ApiRequest[Any]
+    ) -> httpx.Request:
+        headers = dict(self.headers)
+        content: bytes | None = None
+        if request.body is not None:
+            headers["content-type"] = "application/json"
+            content = json.dumps(request.body, separators=(",", ":"), allow_nan=False).encode()
+        return http.build_request(
+            request.method,
+            self.base_url + request.path,
+            params=dict(request.query) or None,
+            headers=headers,
+            content=content,
+            timeout=self.timeout,
+        )
+
+    def wait_before_retry(self, retry: int, outcome: httpx.Response | Exception) -> float | None:
+        """Seconds to wait before retry number `retry` (0-based), or `None`: no retry."""
+        if retry >= self.retry.max_retries:
+            return None
+        if isinstance(outcome, Exception):
+            return self.retry.backoff(retry) if is_retryable_exception(outcome) else None
+        if outcome.status_code in RETRYABLE_STATUSES:
+            return self.retry.backoff(retry, retry_after_seconds(outcome))
+        return None
+
+    @staticmethod
+    def finish(request: ApiRequest[T], outcome: httpx.Response | Exception) -> T:
+        """The result of the last attempt, or the error it stands for."""
+        if isinstance(outcome, Exception):
+            if not isinstance(outcome, httpx.TransportError):
+                raise outcome
+            raise make_error(
+                ErrorCode.UNAVAILABLE, f"no answer from the service: {outcome!r}"
+            ) from outcome
+        if not outcome.is_success:
+            raise error_from_response(outcome)
+        try:
+            data = json.loads(outcome.content)
+            return request.decode(outcome.status_code, data)
+        except (ValueError, TypeError, AttributeError) as exc:
+            raise DelayedTaskError(
+                ErrorCode.UNKNOWN,
+                f"HTTP {outcome.status_code}: the answer is not the expected JSON ({exc})",
+                status=outcome.status_code,
+                request_id=outcome.headers.get(REQUEST_ID_HEADER),
+            ) from exc

@@ -1,0 +1,152 @@
+"""The shared live scenarios against API + worker + Temporal dev server on loopback."""
+
+from __future__ import annotations
+
+import base64
+import os
+import queue
+import time
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import pytest
+
+from delayed_tasks import AsyncClient, Client, Task, TaskConflictError, TaskStatus
+
+from .conftest import Receiver, serve_receiver
+
+pytestmark = pytest.mark.live
+
+
+def wait_for_status(client: Client, task_id: str, status: str, timeout: float = 90) -> Task:
+    """Poll the task until it reaches `status` (bounded)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        task = client.get(task_id)
+        if task.status == status:
+            return task
+        if time.monotonic() > deadline:
+            pytest.fail(f"task {task_id} is {task.status}, not {status}, after {timeout}s")
+        time.sleep(0.25)
+
+
+def test_create_get_cancel(client: Client, run_id: str) -> None:
+    created = client.create(
+        task_type="sdk.py",
+        payload={"orderId": "10023", "big": 2**53 - 1},
+        delay_seconds=timedelta(hours=1),
+        callback_url="http://127.0.0.1:9/never",
+    )
+    assert created.created
+    task_id = created.task.task_id
+    fetched = client.get(task_id)
+    assert fetched.status == TaskStatus.SCHEDULED
+    assert fetched.payload == {"orderId": "10023", "big": 2**53 - 1}
+    assert fetched.execute_at is not None
+    assert fetched.execute_at - datetime.now(UTC) > timedelta(minutes=55)
+    assert client.cancel(task_id).status == TaskStatus.CANCELLED
+    assert client.get(task_id).status == TaskStatus.CANCELLED
+
+
+def test_create_is_idempotent_on_task_id_and_conflicts_on_another_spec(
+    client: Client, run_id: str
+) -> None:
+    spec: dict[str, Any] = {
+        "task_type": "sdk.py",
+        "payload": {"n": 1},
+        "execute_at": datetime.now(UTC) + timedelta(hours=2),
+        "callback_url": "http://127.0.0.1:9/never",
+        "task_id": f"py-{run_id}-idem",
+    }
+    first = client.create(**spec)
+    again = client.create(**spec)
+    assert (first.created, again.created) == (True, False)
+    assert again.task.task_id == first.task.task_id
+    with pytest.raises(TaskConflictError) as caught:
+        client.create(**{**spec, "payload": {"n": 2}})
+    assert (caught.value.code, caught.value.status) == ("TASK_CONFLICT", 409)
+    assert client.get(first.task.task_id).payload == {"n": 1}
+    client.cancel(first.task.task_id)
+
+
+def test_reschedule(client: Client, run_id: str) -> None:
+    task = client.create(
+        task_type="sdk.py",
+        payload={},
+        delay_seconds=3600,
+        callback_url="http://127.0.0.1:9/never",
+        task_id=f"py-{run_id}-resched",
+    ).task
+    later = datetime.now(UTC).replace(microsecond=0) + timedelta(days=2)
+    moved = client.reschedule(task.task_id, execute_at=later)
+    assert moved.execute_at == later
+    assert client.get(task.task_id).execute_at == later
+    client.cancel(task.task_id)
+
+
+def test_permanent_failure_then_replay_with_edited_payload(
+    client: Client, receiver: Receiver, run_id: str
+) -> None:
+    task_id = f"py-{run_id}-replay"
+    client.create(
+        task_type="sdk.py",
+        payload={"fail": True, "run": run_id},
+        delay_seconds=0,
+        callback_url=receiver.url,
+        task_id=task_id,
+        max_retries=2,
+    )
+    assert receiver.next().payload == {"fail": True, "run": run_id}
+    failed = wait_for_status(client, task_id, TaskStatus.FAILED)
+    assert failed.attempts == 1  # 422 is permanent: no retry
+    assert failed.last_error is not None
+    assert failed.last_error.status_code == 422
+
+    client.replay(task_id, payload={"fail": False, "run": run_id}, payload_version=2)
+    delivered = receiver.next()
+    assert (delivered.task_id, delivered.payload_version) == (task_id, 2)
+    assert delivered.payload == {"fail": False, "run": run_id}
+    wait_for_status(client, task_id, TaskStatus.SUCCEEDED)
+
+
+@pytest.mark.anyio
+async def test_due_task_reaches_a_handler_built_on_the_receiving_helpers(
+    dts_url: str, receiver: Receiver, run_id: str
+) -> None:
+    async with AsyncClient(dts_url, api_key=os.environ.get("DTS_API_KEY") or None) as client:
+        result = await client.create(
+            task_type="sdk.py",
+            payload={"orderId": 12345, "note": "héllo", "run": run_id},
+            delay_seconds=1.5,
+            callback_url=receiver.url,
+            trace_id=f"trace-{run_id}",
+        )
+        callback = receiver.next()
+        assert callback.task_id == result.task.task_id
+        assert callback.payload == {"orderId": 12345, "note": "héllo", "run": run_id}
+        assert callback.trace_id == f"trace-{run_id}"
+        assert callback.attempt == 1
+        summaries = [t async for t in client.list_all(task_type="sdk.py", page_size=5)]
+        assert any(t.task_id == result.task.task_id for t in summaries)
+
+
+def test_a_callback_signed_with_another_secret_never_reaches_the_handler(
+    client: Client, run_id: str
+) -> None:
+    if not os.environ.get("DTS_WEBHOOK_SECRET"):
+        pytest.skip("the stack does not sign callbacks (DTS_WEBHOOK_SECRET unset)")
+    wrong = "whsec_" + base64.b64encode(os.urandom(32)).decode()
+    with serve_receiver(wrong) as receiver:
+        task_id = f"py-{run_id}-forged"
+        client.create(
+            task_type="sdk.py",
+            payload={"run": run_id},
+            delay_seconds=0,
+            callback_url=receiver.url,
+            task_id=task_id,
+        )
+        failed = wait_for_status(client, task_id, TaskStatus.FAILED)
+        assert failed.last_error is not None
+        assert failed.last_error.status_code == 401  # permanent: the signature did not match
+        with pytest.raises(queue.Empty):
+            receiver.delivered.get_nowait()
