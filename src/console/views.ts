@@ -126,8 +126,8 @@ export function overviewPage(viewer: Viewer, overview: Overview): string {
                   </div>
                 </div>
                 <p class="muted">
-                  Counts over every task in Temporal's visibility store (SUCCEEDED and CANCELLED: all kept
-                  history, i.e. Temporal's retention window).
+                  Every owner's tasks. SCHEDULED, RUNNING and FAILED: now; SUCCEEDED and CANCELLED: closed in
+                  the last 24 hours.
                 </p>`
             : html`<p class="muted">
                 Namespace-wide counts need an admin key; the table below covers your owner's tasks.

@@ -111,6 +111,8 @@ describe('console in a browser', () => {
 
     await page.goto(`${base}/console`);
     await expect(page.locator('#refreshed-at').textContent()).resolves.toMatch(/^\d{4}-\d{2}-\d{2}T/);
+    await openUntil(`${base}/console`, '[data-count="SUCCEEDED"]:text-is("1")');
+    await expect(page.locator('[data-count="FAILED"]').textContent()).resolves.toBe('0');
     await page.screenshot({ path: `${SCREENSHOTS}/overview.png` });
     expect(violations).toEqual([]);
   }, 120_000);
