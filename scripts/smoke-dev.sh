@@ -22,6 +22,8 @@ wait_for http://127.0.0.1:8233/
 echo "smoke: API /healthz: $(curl -fsS http://127.0.0.1:3000/healthz)"
 "$(scripts/temporal-cli.sh)" workflow list --address 127.0.0.1:7233 --limit 1 >/dev/null || fail "temporal workflow list failed"
 echo "smoke: temporal workflow list works"
+curl -fsS http://127.0.0.1:3000/console | grep -q 'Overview' || fail "the console at /console does not answer"
+echo "smoke: console at http://127.0.0.1:3000/console answers"
 kill -INT -- -"$pid"
 for _ in $(seq 1 60); do
   kill -0 "$pid" 2>/dev/null || break
