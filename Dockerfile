@@ -2,7 +2,8 @@
 #   API (default):  node dist/api/main.js
 #   worker:         node dist/worker/main.js
 # glibc base on purpose: the Temporal SDK's native core does not run on musl (Alpine).
-ARG NODE_IMAGE=node:20.20.2-bookworm-slim
+# Node 24, the current LTS line (22 works too; 20 reached end of life in April 2026).
+ARG NODE_IMAGE=node:24.21.0-bookworm-slim
 
 FROM ${NODE_IMAGE} AS build
 WORKDIR /app

@@ -5,13 +5,14 @@ import tseslint from 'typescript-eslint';
 export default tseslint.config(
   {
     ignores: [
-      'dist/**',
-      'node_modules/**',
+      '**/dist/**',
+      '**/node_modules/**',
       '.tools/**',
       '.data/**',
       'bench/results/**',
       'coverage/**',
       'sdk/python/.venv/**',
+      'sdk/java/**/target/**',
     ],
   },
   js.configs.recommended,
@@ -69,7 +70,7 @@ export default tseslint.config(
   },
   {
     // Config files and test/bench entry points may default-export where their tools require it.
-    files: ['*.config.ts', 'test/global-setup.ts'],
+    files: ['*.config.ts', 'sdk/*/*.config.ts', 'test/global-setup.ts'],
     rules: { 'no-restricted-syntax': 'off' },
   },
   {

@@ -11,6 +11,8 @@ export default defineConfig({
           name: 'unit',
           include: ['test/unit/**/*.test.ts', 'test/deploy/**/*.test.ts', 'test/replay/**/*.test.ts'],
           pool: 'forks',
+          // Compiling every schema of the OpenAPI document took 7.5 s with the integration tests alongside.
+          testTimeout: 30_000,
         },
       },
       {

@@ -24,6 +24,7 @@
  *   --dist <dir>              compiled service to run (default dist/, rebuilt first when src/ is newer)
  *   --out <name|path>         results file name in bench/results/ (default latest for a full run, quick
  *                             for a quick one, else the scenarios' names), or a path of your choosing
+ *   --encryption <off|on>     payload encryption of ours-api and ours-direct (a key made for the run); default off
  *   --keep                    keep the scratch directory (databases, logs)
  */
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -59,6 +60,7 @@ import { steady } from './scenarios/steady.js';
 import { SystemPool } from './system-pool.js';
 import { SYSTEM_NAMES, type SystemEnv, type SystemName } from './systems/system.js';
 import { DEV_SERVER_SQLITE_PRAGMAS } from '../src/temporal/dev-server.js';
+import { mintPayloadKey } from '../src/security/payload-codec.js';
 
 const SCENARIOS: Record<ScenarioName, Scenario> = { failing, steady, herd, create, pending };
 const root = resolve(import.meta.dirname, '..');
@@ -79,6 +81,7 @@ const { values: flags } = parseArgs({
     dist: { type: 'string' },
     out: { type: 'string' },
     keep: { type: 'boolean', default: false },
+    encryption: { type: 'string', default: 'off' },
   },
 });
 
@@ -140,6 +143,8 @@ async function main(): Promise<void> {
     apiEnv: keyValues(flags['api-env']),
     workerNodeArgs: flags['worker-node-arg'] ?? [],
     apiProcesses: Number(flags['api-processes']),
+    encryptionKey:
+      pick([flags.encryption], ['off', 'on'], 'encryption')[0] === 'on' ? mintPayloadKey() : undefined,
   };
   const load = () =>
     loadavg()
@@ -195,7 +200,7 @@ async function main(): Promise<void> {
           : {
               'Temporal server': `one, shared by ours-api and ours-direct (with one worker), all services in one process; a private PostgreSQL cluster on loopback (PostgreSQL defaults${env.postgresSettings.length > 0 ? ` plus ${env.postgresSettings.join(', ')}` : ''}); extra dynamic config: ${env.dynamicConfig.join(', ') || 'none'} (plus src/temporal/dev-server.ts and the dev server's persistence rate limits)`,
             }),
-        'Our processes': `dist ${env.distDir === join(root, 'dist') ? 'dist/' : env.distDir}; API processes ${env.apiProcesses}; worker env ${JSON.stringify(env.workerEnv)}${env.workerNodeArgs.length > 0 ? `; worker node flags ${env.workerNodeArgs.join(' ')}` : ''}; API env ${JSON.stringify(env.apiEnv)}`,
+        'Our processes': `dist ${env.distDir === join(root, 'dist') ? 'dist/' : env.distDir}; API processes ${env.apiProcesses}; worker env ${JSON.stringify(env.workerEnv)}${env.workerNodeArgs.length > 0 ? `; worker node flags ${env.workerNodeArgs.join(' ')}` : ''}; API env ${JSON.stringify(env.apiEnv)}; payload encryption ${env.encryptionKey ? 'on (AES-256-GCM codec)' : 'off'}`,
       },
     },
     targets: targets(results),

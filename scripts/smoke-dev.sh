@@ -20,6 +20,10 @@ wait_for http://127.0.0.1:3000/readyz
 wait_for http://127.0.0.1:3001/readyz
 wait_for http://127.0.0.1:8233/
 echo "smoke: API /healthz: $(curl -fsS http://127.0.0.1:3000/healthz)"
+# Encryption is on locally: the codec endpoint the Web UI decodes through answers loopback clients.
+curl -fsS -X POST http://127.0.0.1:3000/codec/decode -H 'content-type: application/json' \
+  -d '{"payloads":[]}' | grep -q '"payloads":\[\]' || fail "codec endpoint did not answer"
+echo "smoke: codec endpoint answers (payloads encrypted at rest)"
 "$(scripts/temporal-cli.sh)" workflow list --address 127.0.0.1:7233 --limit 1 >/dev/null || fail "temporal workflow list failed"
 echo "smoke: temporal workflow list works"
 curl -fsS http://127.0.0.1:3000/console | grep -q 'Overview' || fail "the console at /console does not answer"

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs every test: unit tests, then integration tests against a real Temporal dev server (started
-# and torn down by the tests) and real HTTP callback receivers on loopback.
+# and torn down by the tests) and real HTTP callback receivers on loopback, then every SDK's tests
+# (scripts/test-sdks.sh) against one live stack. Arguments go to vitest and leave the SDKs out.
 # Installs dependencies and obtains the Temporal CLI first when they are missing.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -14,11 +15,19 @@ if [[ -z "${TEMPORAL_TEST_ADDRESS:-}" ]]; then
 fi
 mkdir -p .data
 report=.data/test-report.json
+# A report left by an earlier run must not stand in for this one.
+rm -f "$report"
 status=0
+vitest_started=$SECONDS
 npx vitest run --reporter=default --reporter=json --outputFile.json="$report" "$@" || status=$?
-# A closing line any CI can read.
-node -e '
-  const r = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
-  console.log(`tests: ${r.numPassedTests} passed, ${r.numFailedTests} failed, ${r.numPendingTests + r.numTodoTests} skipped`);
-' "$report" || true
+vitest_took=$((SECONDS - vitest_started))
+echo "vitest took ${vitest_took} s"
+sdk_totals=.data/sdk-totals
+echo "0 0 0" >"$sdk_totals"
+# The SDKs' tests (unit, conformance, live against a stack of their own) run with the whole suite only.
+if [[ $# -eq 0 ]]; then
+  scripts/test-sdks.sh "$sdk_totals" || status=1
+fi
+# Closing lines any CI can read; the summary fails when vitest wrote no report or a file failed to load.
+node scripts/test-summary.mjs "$report" "$status" "$sdk_totals" || status=$((status == 0 ? 1 : status))
 exit $status

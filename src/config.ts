@@ -3,6 +3,9 @@
  * Every key is documented in README.md and .env.example.
  */
 
+import { parseCidr } from './security/address-rules.js';
+import { isWebhookSecret } from './security/webhook-signature.js';
+
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
@@ -96,6 +99,37 @@ export interface Config {
   /** Path of the task-type policy file; none means every type uses the default policy. */
   policiesFile: string | undefined;
   logLevel: LogLevel;
+  // --- security: SSRF guard, webhook signatures, payload encryption, codec endpoint ---
+  callbacks: {
+    /** CIDRs callbacks may reach although the SSRF rules refuse them (never metadata addresses). */
+    allowCidrs: readonly string[];
+    /** Host names (exact or `*.domain`) that may resolve to refused addresses (never metadata). */
+    allowHosts: readonly string[];
+    /** Refuse `http:` callback URLs. @defaultValue false */
+    httpsOnly: boolean;
+    /** Most bytes of a callback's response body read before the connection is dropped. @defaultValue 65536 */
+    maxResponseBytes: number;
+  };
+  webhooks: {
+    /** Signing secrets (`whsec_...`) of the `default` owner, the first one current. */
+    defaultSecrets: readonly string[];
+    /** JSON file `{"owners": {"<owner>": ["whsec_new", "whsec_old"]}}`, re-read when it changes. */
+    secretsFile: string | undefined;
+  };
+  encryption: {
+    /** Keys given inline (`PAYLOAD_ENCRYPTION_KEYS=id:base64,...`), base64 of 32 bytes each. */
+    keys: Readonly<Record<string, string>>;
+    /** Key new payloads are encrypted with. */
+    currentKeyId: string | undefined;
+    /** JSON file `{"current": "<id>", "keys": {"<id>": "<base64>"}}`; merged with `keys`. */
+    keysFile: string | undefined;
+  };
+  codec: {
+    /** Bearer token the codec endpoint requires; unset: only loopback clients may call it. */
+    authToken: string | undefined;
+    /** Origins (the Web UI's) allowed to call the codec endpoint from a browser. */
+    corsOrigins: readonly string[];
+  };
 }
 
 export class ConfigError extends Error {
@@ -185,7 +219,42 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     },
     policiesFile: read.optionalString('TASK_POLICIES_FILE'),
     logLevel: read.oneOf('LOG_LEVEL', 'info', LOG_LEVELS),
+    callbacks: {
+      allowCidrs: read.list('CALLBACK_ALLOW_CIDRS', (value) => parseCidr(value) !== undefined, 'a CIDR'),
+      allowHosts: read.list(
+        'CALLBACK_ALLOW_HOSTS',
+        (value) => HOST_PATTERN.test(value),
+        'a host name or *.domain',
+      ),
+      httpsOnly: read.bool('CALLBACK_HTTPS_ONLY', false),
+      maxResponseBytes: read.int('CALLBACK_MAX_RESPONSE_BYTES', 64 * 1024, 1024, 16 * 1024 * 1024),
+    },
+    webhooks: {
+      defaultSecrets: read.list('WEBHOOK_SECRET', isWebhookSecret, 'a whsec_ secret of 24 to 64 bytes'),
+      secretsFile: read.optionalString('WEBHOOK_SECRETS_FILE'),
+    },
+    encryption: {
+      keys: Object.fromEntries(
+        read
+          .list(
+            'PAYLOAD_ENCRYPTION_KEYS',
+            (value) => parseKeyEntry(value) !== undefined,
+            'id:base64 of 32 bytes',
+          )
+          .map((value) => parseKeyEntry(value)!),
+      ),
+      currentKeyId: read.optionalString('PAYLOAD_ENCRYPTION_CURRENT_KEY_ID'),
+      keysFile: read.optionalString('PAYLOAD_ENCRYPTION_KEYS_FILE'),
+    },
+    codec: {
+      authToken: read.optionalString('CODEC_AUTH_TOKEN'),
+      corsOrigins: read.list('CODEC_CORS_ORIGINS', isOrigin, 'an origin such as http://localhost:8233'),
+    },
   };
+  const { keys, currentKeyId, keysFile } = config.encryption;
+  if (Object.keys(keys).length > 0 && !keysFile && (!currentKeyId || !(currentKeyId in keys))) {
+    problems.push('PAYLOAD_ENCRYPTION_CURRENT_KEY_ID must name one of the keys in PAYLOAD_ENCRYPTION_KEYS');
+  }
   if (problems.length > 0) {
     throw new ConfigError(`invalid configuration:\n  - ${problems.join('\n  - ')}`);
   }
@@ -224,6 +293,17 @@ class EnvReader {
     return parsed;
   }
 
+  /** Comma- or space-separated values, each checked. */
+  list(key: string, valid: (value: string) => boolean, expected: string): string[] {
+    const values = (this.raw(key) ?? '').split(/[\s,]+/).filter(Boolean);
+    for (const value of values) {
+      // Secrets are never echoed into an error message.
+      const shown = /SECRET|KEYS/.test(key) ? 'a value' : JSON.stringify(value);
+      if (!valid(value)) this.problems.push(`${key}: ${shown} is not ${expected}`);
+    }
+    return values.filter(valid);
+  }
+
   optionalInt(key: string, min: number, max: number): number | undefined {
     return this.raw(key) === undefined ? undefined : this.int(key, min, min, max);
   }
@@ -245,6 +325,34 @@ class EnvReader {
     }
     return value as T;
   }
+}
+
+const HOST_PATTERN = /^(\*\.)?[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?$/;
+
+/** `id:base64` of a 32-byte AES key; ids are short names that go into each payload's metadata. */
+export function parseKeyEntry(value: string): [string, string] | undefined {
+  const match = /^([A-Za-z0-9._-]{1,64}):([A-Za-z0-9+/]+={0,2})$/.exec(value);
+  if (!match || Buffer.from(match[2]!, 'base64').length !== 32) return undefined;
+  return [match[1]!, match[2]!];
+}
+
+function isOrigin(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return (url.protocol === 'http:' || url.protocol === 'https:') && url.origin === value.replace(/\/$/, '');
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The value of an environment variable a policy file names for a header secret, read when a callback
+ * is sent (so a rotated value is picked up without a restart). Config stays the only module that
+ * reads the environment.
+ */
+export function envSecret(name: string, env: Env = process.env): string | undefined {
+  const value = env[name];
+  return value === undefined || value === '' ? undefined : value;
 }
 
 function deepFreeze<T>(value: T): Readonly<T> {

@@ -3,10 +3,21 @@
  * type on its own callback task queue. Loaded from a JSON file and validated once at boot.
  */
 import { readFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+import type { Ajv } from 'ajv';
 import Type, { type Static } from 'typebox';
 import { callbackTaskQueue, DEFAULT_POLICY_NAME } from './shared/constants.js';
 import { MAX_RETRIES, TASK_TYPE_PATTERN, TIMEOUT_MS } from './shared/limits.js';
+import type { RetryPolicy } from './shared/backoff.js';
+import {
+  CatalogError,
+  PayloadSchemas,
+  resolveRetryPolicy,
+  RetrySectionSchema,
+  SchemasSectionSchema,
+} from './task-catalog.js';
 import { createAjv, toFieldProblems } from './validation.js';
+import { HEADER_NAME_PATTERN, headerProblems, type HeaderSource } from './security/header-secrets.js';
 
 const range = (limits: { min: number; max: number }, what: string) =>
   Type.Object(
@@ -24,6 +35,23 @@ const range = (limits: { min: number; max: number }, what: string) =>
     },
     { additionalProperties: false },
   );
+
+// --- security: header secrets (values from the worker's environment or files, never from a task) ---
+const HeaderSourceSchema = Type.Union([
+  Type.Object(
+    { env: Type.String({ pattern: '^[A-Za-z_][A-Za-z0-9_]*$', description: 'Environment variable' }) },
+    { additionalProperties: false },
+  ),
+  Type.Object(
+    { file: Type.String({ minLength: 1, description: 'File whose content (trimmed) is the value' }) },
+    { additionalProperties: false },
+  ),
+]);
+const HeadersSchema = Type.Record(Type.String({ pattern: HEADER_NAME_PATTERN }), HeaderSourceSchema, {
+  additionalProperties: false,
+  description: 'Static headers added to each callback, e.g. {"Authorization": {"env": "ORDERS_TOKEN"}}',
+});
+// --- end security ---
 
 export const PolicySchema = Type.Object(
   {
@@ -55,6 +83,11 @@ export const PolicySchema = Type.Object(
         description: 'Callback attempts per second across all workers',
       }),
     ),
+    // Catalog (src/task-catalog.ts): retry schedule and payload schemas.
+    retry: Type.Optional(RetrySectionSchema),
+    schemas: Type.Optional(SchemasSectionSchema),
+    // --- security: header secrets ---
+    headers: Type.Optional(HeadersSchema),
   },
   { additionalProperties: false },
 );
@@ -62,6 +95,9 @@ export const PolicySchema = Type.Object(
 export const PolicyFileSchema = Type.Object(
   {
     strict: Type.Optional(Type.Boolean({ description: 'Reject task types the file does not declare' })),
+    requireSchemas: Type.Optional(
+      Type.Boolean({ description: 'Every declared task type must declare payload schemas' }),
+    ),
     default: Type.Optional(PolicySchema),
     taskTypes: Type.Optional(
       Type.Record(Type.String({ pattern: TASK_TYPE_PATTERN }), PolicySchema, {
@@ -83,6 +119,12 @@ export interface TaskTypePolicy {
   timeoutMs: { default: number; max: number };
   concurrency: number;
   ratePerSecond: number | undefined;
+  /** Retry schedule of its callbacks (today's schedule unless the file says otherwise). */
+  retry: RetryPolicy;
+  /** Payload schemas by version; undefined when the type declares none (payloads unchecked). */
+  payloadSchemas: PayloadSchemas | undefined;
+  /** Header name → where the worker reads its value when it sends (security). */
+  headers: Readonly<Record<string, HeaderSource>>;
 }
 
 export const DEFAULT_CONCURRENCY = 100;
@@ -91,12 +133,17 @@ export class PolicyError extends Error {
   override name = 'PolicyError';
 }
 
+export interface PoliciesOptions {
+  /** Directory that schema paths are relative to: the policy file's. @defaultValue the working directory */
+  baseDir?: string;
+}
+
 export class Policies {
   readonly strict: boolean;
   private readonly fallback: TaskTypePolicy;
   private readonly declared: ReadonlyMap<string, TaskTypePolicy>;
 
-  constructor(file: PolicyFile = {}) {
+  constructor(file: PolicyFile = {}, options: PoliciesOptions = {}) {
     const problems = toFieldProblems(validateFile(file) ? [] : validateFile.errors);
     if (problems.length > 0) {
       throw new PolicyError(
@@ -104,13 +151,25 @@ export class Policies {
       );
     }
     this.strict = file.strict ?? false;
-    this.fallback = resolve(DEFAULT_POLICY_NAME, file.default ?? {}, undefined);
+    const catalog = { baseDir: options.baseDir ?? process.cwd(), ajv: createAjv() };
+    checkCatalogRules(file);
+    this.fallback = resolve(DEFAULT_POLICY_NAME, file.default ?? {}, undefined, catalog);
     this.declared = new Map(
       Object.entries(file.taskTypes ?? {}).map(([name, policy]) => [
         name,
-        resolve(name, policy, file.default),
+        resolve(name, policy, file.default, catalog),
       ]),
     );
+  }
+
+  /** Declared task types by name, in file order. */
+  declaredTypes(): ReadonlyMap<string, TaskTypePolicy> {
+    return this.declared;
+  }
+
+  /** The policy of task types the file does not declare; undefined when strict. */
+  defaultPolicy(): TaskTypePolicy | undefined {
+    return this.strict ? undefined : this.fallback;
   }
 
   /** The policy of a task type; undefined when strict and the type is not declared. */
@@ -131,10 +190,49 @@ export class Policies {
 
 const validateFile = createAjv().compile(PolicyFileSchema);
 
+/** Catalog rules the JSON Schema of the file cannot say. */
+function checkCatalogRules(file: PolicyFile): void {
+  if (file.default?.schemas) {
+    throw new PolicyError(
+      'invalid task policies: default.schemas: payload schemas belong to a declared task type',
+    );
+  }
+  if (file.requireSchemas) {
+    const missing = Object.entries(file.taskTypes ?? {})
+      .filter(([, policy]) => !policy.schemas || Object.keys(policy.schemas).length === 0)
+      .map(([name]) => name);
+    if (missing.length > 0) {
+      throw new PolicyError(
+        `invalid task policies: requireSchemas is on but these task types declare no schemas: ${missing.join(', ')}`,
+      );
+    }
+  }
+}
+
+function resolveCatalog(
+  name: string,
+  policy: Static<typeof PolicySchema>,
+  base: Static<typeof PolicySchema> | undefined,
+  catalog: { baseDir: string; ajv: Ajv },
+): Pick<TaskTypePolicy, 'retry' | 'payloadSchemas'> {
+  try {
+    return {
+      retry: resolveRetryPolicy(name, policy.retry, base?.retry),
+      payloadSchemas: policy.schemas
+        ? PayloadSchemas.compile(name, policy.schemas, catalog.baseDir, catalog.ajv)
+        : undefined,
+    };
+  } catch (err) {
+    if (err instanceof CatalogError) throw new PolicyError(err.message, { cause: err });
+    throw err;
+  }
+}
+
 function resolve(
   name: string,
   policy: Static<typeof PolicySchema>,
   base: Static<typeof PolicySchema> | undefined,
+  catalog: { baseDir: string; ajv: Ajv },
 ): TaskTypePolicy {
   const pick = <K extends keyof Static<typeof PolicySchema>>(key: K) => policy[key] ?? base?.[key];
   const bounds = (
@@ -158,7 +256,15 @@ function resolve(
     timeoutMs: bounds(pick('timeoutMs'), TIMEOUT_MS, 'timeoutMs'),
     concurrency: pick('concurrency') ?? DEFAULT_CONCURRENCY,
     ratePerSecond: pick('ratePerSecond'),
+    ...resolveCatalog(name, policy, base, catalog),
+    headers: checkedHeaders(name, pick('headers') ?? {}),
   };
+}
+
+function checkedHeaders(name: string, headers: Record<string, HeaderSource>): Record<string, HeaderSource> {
+  const problems = headerProblems(headers);
+  if (problems.length > 0) throw new PolicyError(`task policy ${name}: ${problems.join('; ')}`);
+  return headers;
 }
 
 /** Reads and validates the policy file; no path means defaults for every type. */
@@ -172,5 +278,5 @@ export function loadPolicies(path: string | undefined): Policies {
       cause: err,
     });
   }
-  return new Policies(parsed as PolicyFile);
+  return new Policies(parsed as PolicyFile, { baseDir: dirname(path) });
 }

@@ -79,53 +79,42 @@ function timing(mode: Mode): { startMs: number; downMs: number } {
   return mode === 'short' ? { startMs: 6_000, downMs: 6_000 } : { startMs: 15_000, downMs: 10_000 };
 }
 
+/** A process killed with `kill -9` at the fault's start and started again after the outage. */
+async function crashAndRestart(
+  ctx: FaultContext,
+  member: { crash(): Promise<void>; restart(): Promise<void> },
+): Promise<void> {
+  const { startMs, downMs } = timing(ctx.mode);
+  await at(ctx, startMs);
+  ctx.notes.push(`${ctx.recorder.inFlight} callback(s) in flight at the kill`);
+  ctx.faultStarted();
+  await member.crash();
+  await sleep(downMs);
+  await member.restart();
+  ctx.faultEnded();
+}
+
 export const SCENARIOS: readonly Scenario[] = [
   {
     id: 1,
     title: 'kill -9 the worker (callbacks in flight, tasks coming due), restart after the outage',
     duplicatesAllowed: true,
     shape: baseShape,
-    async fault(ctx) {
-      const { startMs, downMs } = timing(ctx.mode);
-      await at(ctx, startMs);
-      const worker = ctx.stack.workers[0]!;
-      ctx.notes.push(`${ctx.recorder.inFlight} callback(s) in flight at the kill`);
-      ctx.faultStarted();
-      await worker.crash();
-      await sleep(downMs);
-      await worker.restart();
-      ctx.faultEnded();
-    },
+    fault: (ctx) => crashAndRestart(ctx, ctx.stack.workers[0]!),
   },
   {
     id: 2,
     title: 'kill -9 the Temporal server, restart it on the same data',
     duplicatesAllowed: true,
     shape: baseShape,
-    async fault(ctx) {
-      const { startMs, downMs } = timing(ctx.mode);
-      await at(ctx, startMs);
-      ctx.faultStarted();
-      await ctx.stack.server.crash();
-      await sleep(downMs);
-      await ctx.stack.server.restart();
-      ctx.faultEnded();
-    },
+    fault: (ctx) => crashAndRestart(ctx, ctx.stack.server),
   },
   {
     id: 3,
     title: 'kill -9 the API, restart it',
     duplicatesAllowed: true,
     shape: baseShape,
-    async fault(ctx) {
-      const { startMs, downMs } = timing(ctx.mode);
-      await at(ctx, startMs);
-      ctx.faultStarted();
-      await ctx.stack.apis[0]!.crash();
-      await sleep(downMs);
-      await ctx.stack.apis[0]!.restart();
-      ctx.faultEnded();
-    },
+    fault: (ctx) => crashAndRestart(ctx, ctx.stack.apis[0]!),
   },
   {
     id: 4,

@@ -4,6 +4,7 @@
  * back as the same member of the system.
  */
 import { join } from 'node:path';
+import { mintWebhookSecret } from '../../src/security/webhook-signature.js';
 import { dynamicConfigArgs, searchAttributeArgs, sqlitePragmaArgs } from '../../src/temporal/dev-server.js';
 import { Child } from '../infra/child.js';
 import { readMemory } from '../infra/memory.js';
@@ -180,6 +181,8 @@ export class FaultStack {
       LOG_LEVEL: 'warn',
       // The receiver is on loopback: allowed explicitly, as in the tests and scripts/dev.sh.
       CALLBACK_ALLOW_CIDRS: '127.0.0.0/8',
+      // Callbacks are signed; without a secret they fail rather than go out unsigned.
+      WEBHOOK_SECRET: mintWebhookSecret(),
       ...options.env,
     };
     const workers: ServiceProcess[] = [];

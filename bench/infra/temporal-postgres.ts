@@ -21,10 +21,8 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { Connection, isGrpcServiceError } from '@temporalio/client';
 import { msToTs } from '@temporalio/common/lib/time.js';
-import proto from '@temporalio/proto';
 import { stringify } from 'yaml';
-import { ALL_SEARCH_ATTRIBUTES } from '../../src/shared/constants.js';
-import { DEV_SERVER_DYNAMIC_CONFIG } from '../../src/temporal/dev-server.js';
+import { DEV_SERVER_DYNAMIC_CONFIG, searchAttributeTypes } from '../../src/temporal/dev-server.js';
 import { Child } from './child.js';
 import { freePort } from './ports.js';
 import {
@@ -413,13 +411,7 @@ function serverConfig(ports: Ports, postgresPort: number, dynamicConfigPath: str
 
 /** Creates the `default` namespace and the project's search attributes, as the dev server does itself. */
 async function registerNamespace(address: string, child: Child): Promise<void> {
-  const { IndexedValueType } = proto.temporal.api.enums.v1;
-  const searchAttributes = Object.fromEntries(
-    ALL_SEARCH_ATTRIBUTES.map((key) => [
-      key.name,
-      IndexedValueType[`INDEXED_VALUE_TYPE_${key.type}` as keyof typeof IndexedValueType],
-    ]),
-  );
+  const searchAttributes = searchAttributeTypes();
   const alreadyDone = (err: unknown) => isGrpcServiceError(err) && err.code === GRPC.alreadyExists;
   const steps = [
     {

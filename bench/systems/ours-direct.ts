@@ -8,20 +8,25 @@ import { Client, Connection } from '@temporalio/client';
 import { buildTaskSpec } from '../../src/api/task-input.js';
 import { loadConfig } from '../../src/config.js';
 import { Policies } from '../../src/policies.js';
+import { CallbackGuard } from '../../src/security/callback-guard.js';
 import { taskStartOptions } from '../../src/api/task-service.js';
 import { TASK_WORKFLOW_TYPE } from '../../src/shared/constants.js';
 import { DEFAULT_OWNER } from '../../src/shared/owner.js';
 import type { delayedTask } from '../../src/workflows/delayed-task.js';
 import type { ProcessRef } from '../infra/memory.js';
 import type { PersistenceTotals } from '../infra/temporal-server.js';
-import type { OursStack } from './ours-stack.js';
+import { loadPayloadKeyring } from '../../src/security/payload-codec.js';
+import { createDataConverter } from '../../src/temporal/data-converter.js';
+import { encryptionEnv, type OursStack } from './ours-stack.js';
 import type { BenchTask, System } from './system.js';
 
 export class OursDirect implements System {
   readonly name = 'ours-direct';
   readonly storeKind = 'SQLite file';
   private readonly policies = new Policies();
-  private readonly limits = loadConfig({}).limits;
+  // The benchmark's receiver is on loopback: allowed here as in the stack's environment (ours-stack.ts).
+  private readonly config = loadConfig({ CALLBACK_ALLOW_CIDRS: '127.0.0.0/8,::1/128' });
+  private readonly guard = new CallbackGuard(this.config.callbacks);
 
   private constructor(
     private readonly stack: OursStack,
@@ -31,7 +36,10 @@ export class OursDirect implements System {
 
   static async start(stack: OursStack): Promise<OursDirect> {
     const connection = await Connection.connect({ address: stack.server.address });
-    return new OursDirect(stack, connection, new Client({ connection }));
+    // The same data converter as the API's client: encrypted when the stack is.
+    const { encryption } = loadConfig(encryptionEnv(stack.encryptionKey));
+    const dataConverter = createDataConverter(loadPayloadKeyring(encryption));
+    return new OursDirect(stack, connection, new Client({ connection, dataConverter }));
   }
 
   async create(task: BenchTask): Promise<void> {
@@ -48,10 +56,11 @@ export class OursDirect implements System {
       {
         owner: DEFAULT_OWNER,
         now: Date.now(),
-        limits: this.limits,
+        limits: this.config.limits,
         policy,
         callbackTaskQueue: Policies.taskQueue(this.stack.taskQueue, policy),
         newTaskId: randomUUID,
+        guard: this.guard,
       },
     );
     // Exactly how the API starts a task (src/api/task-service.ts).

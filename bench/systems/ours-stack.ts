@@ -10,6 +10,7 @@ import { freePort } from '../infra/ports.js';
 import { TemporalPostgres } from '../infra/temporal-postgres.js';
 import { TemporalDevServer, type TemporalServer } from '../infra/temporal-server.js';
 import { waitUntil } from '../infra/wait.js';
+import { mintWebhookSecret } from '../../src/security/webhook-signature.js';
 import type { SystemEnv } from './system.js';
 
 export class OursStack {
@@ -19,6 +20,8 @@ export class OursStack {
     readonly worker: Child,
     readonly apis: readonly Child[],
     readonly apiUrls: readonly string[],
+    /** `--encryption on`: the payload key, for the direct client. */
+    readonly encryptionKey: string | undefined,
   ) {}
 
   static async start(env: SystemEnv, name: string, apiProcesses: number): Promise<OursStack> {
@@ -29,6 +32,10 @@ export class OursStack {
       TEMPORAL_ADDRESS: server.address,
       TASK_QUEUE: taskQueue,
       LOG_LEVEL: 'warn',
+      // The benchmark's receiver listens on loopback, which the SSRF guard refuses by default.
+      CALLBACK_ALLOW_CIDRS: '127.0.0.0/8,::1/128',
+      WEBHOOK_SECRET: mintWebhookSecret(),
+      ...encryptionEnv(env.encryptionKey),
     };
     const workerPort = await freePort();
     const worker = Child.start({
@@ -69,7 +76,7 @@ export class OursStack {
       ready(worker, `http://127.0.0.1:${workerPort}`),
       ...apis.map((api, i) => ready(api, apiUrls[i]!)),
     ]);
-    return new OursStack(server, taskQueue, worker, apis, apiUrls);
+    return new OursStack(server, taskQueue, worker, apis, apiUrls, env.encryptionKey);
   }
 
   processes(): ProcessRef[] {
@@ -92,6 +99,11 @@ export class OursStack {
     await this.worker.stop(30_000);
     await this.server.stop();
   }
+}
+
+/** Configuration keys that turn payload encryption on with `key`; none without a key. */
+export function encryptionEnv(key: string | undefined): Record<string, string> {
+  return key ? { PAYLOAD_ENCRYPTION_KEYS: `bench:${key}`, PAYLOAD_ENCRYPTION_CURRENT_KEY_ID: 'bench' } : {};
 }
 
 function startServer(env: SystemEnv, name: string): Promise<TemporalServer> {

@@ -60,4 +60,6 @@ export interface SystemEnv {
   workerNodeArgs: readonly string[];
   /** API processes behind ours-api (the load generator spreads requests over them). */
   apiProcesses: number;
+  /** `--encryption on`: the payload key (base64) of our API, worker and direct client. */
+  encryptionKey: string | undefined;
 }

@@ -4,6 +4,16 @@
 import { createHash } from 'node:crypto';
 import { ApplicationFailure, Context, log } from '@temporalio/activity';
 import { Agent, errors as undiciErrors, request, type Dispatcher } from 'undici';
+import type { HeaderSource } from '../security/header-secrets.js';
+import { HeaderSecretError, resolveHeaders } from '../security/header-secrets.js';
+import {
+  CallbackGuard,
+  CallbackRefusedError,
+  systemResolver,
+  type Resolver,
+} from '../security/callback-guard.js';
+import { ownerOfWorkflow, WebhookSecrets } from '../security/webhook-secrets.js';
+import { signWebhook, webhookId } from '../security/webhook-signature.js';
 import { CallbackFailureType, type CallbackFailureDetails } from '../shared/task.js';
 import { classifyResponse, type AttemptOutcome } from './classify.js';
 
@@ -20,7 +30,10 @@ export interface CallbackBody {
 
 /** One attempt: the body, and where and how long to send it. */
 export interface CallbackInput extends CallbackBody {
-  /** Owner of the task (src/shared/owner.ts); absent in attempts scheduled before owners existed. */
+  /**
+   * Owner of the task (src/shared/owner.ts): picks the signing secrets. Absent in attempts scheduled
+   * before owners existed: read from the workflow id (`<owner>/<taskId>`, else `default`).
+   */
   owner?: string;
   callbackUrl: string;
   timeoutMs: number;
@@ -38,23 +51,57 @@ export interface CallbackObserver {
 }
 
 export interface CallbackDeps {
-  /** Connection pool for callbacks; keep-alive across attempts and tasks. */
+  /** Connection pool for callbacks; keep-alive across attempts and tasks. Built from `guard` by default. */
   dispatcher?: Dispatcher;
   observer?: CallbackObserver;
   userAgent?: string;
+  /** The SSRF rules; the default refuses every private address. */
+  guard?: CallbackGuard;
+  /** DNS as the connection pool sees it (tests stand in for DNS here). */
+  resolve?: Resolver;
+  /** Signing secrets per owner, read at send time. */
+  secrets?: WebhookSecrets;
+  /** Header secrets of a task type (from the policy file). */
+  headersFor?: (taskType: string) => Readonly<Record<string, HeaderSource>>;
+  /** Most bytes of a response body read. @defaultValue 65536 */
+  maxResponseBytes?: number;
 }
 
 const noopObserver: CallbackObserver = { attempted: () => undefined, fired: () => undefined };
 
-/** Keep-alive pool shared by every callback of a worker process. */
-export function createCallbackDispatcher(): Agent {
-  return new Agent({ keepAliveTimeout: 30_000, keepAliveMaxTimeout: 120_000, connections: 256 });
+/**
+ * Keep-alive pool shared by every callback of a worker process. It resolves each host itself and
+ * connects only to addresses the guard allows; it follows no redirects (an undici Agent has no
+ * redirect interceptor unless one is composed in) and ignores HTTP_PROXY and friends (only
+ * undici's EnvHttpProxyAgent reads them).
+ */
+export function createCallbackDispatcher(
+  guard = new CallbackGuard(),
+  resolve: Resolver = systemResolver,
+): Agent {
+  return new Agent({
+    keepAliveTimeout: 30_000,
+    keepAliveMaxTimeout: 120_000,
+    connections: 256,
+    connect: { lookup: guard.lookup(resolve) },
+  });
 }
 
 export function createActivities(deps: CallbackDeps = {}) {
-  const dispatcher = deps.dispatcher ?? createCallbackDispatcher();
+  const guard = deps.guard ?? new CallbackGuard();
+  const dispatcher = deps.dispatcher ?? createCallbackDispatcher(guard, deps.resolve);
   const observer = deps.observer ?? noopObserver;
   const userAgent = deps.userAgent ?? 'delayed-task-service';
+  const secrets = deps.secrets ?? new WebhookSecrets();
+  const headersFor = deps.headersFor ?? (() => ({}));
+  const send: SendOptions = {
+    dispatcher,
+    userAgent,
+    guard,
+    secrets,
+    headersFor,
+    maxResponseBytes: deps.maxResponseBytes ?? 64 * 1024,
+  };
 
   async function deliverCallback(input: CallbackInput): Promise<{ statusCode: number }> {
     const started = Date.now();
@@ -64,9 +111,15 @@ export function createActivities(deps: CallbackDeps = {}) {
       taskType: input.taskType,
       traceId: input.traceId,
       attempt: input.attempt,
+      // The logger strips its query string and credentials (src/observability/logger.ts).
+      callbackUrl: input.callbackUrl,
     };
 
-    const outcome = await post(input, dispatcher, userAgent, Context.current().cancellationSignal);
+    const context = Context.current();
+    const outcome = await post(input, send, {
+      cancellation: context.cancellationSignal,
+      workflowId: context.info.workflowExecution?.workflowId ?? input.taskId,
+    });
     const seconds = (Date.now() - started) / 1000;
     if (outcome.kind === 'success') {
       observer.attempted(input.taskType, 'success', seconds);
@@ -101,22 +154,68 @@ export function createActivities(deps: CallbackDeps = {}) {
 
 export type CallbackActivities = ReturnType<typeof createActivities>;
 
+interface SendOptions {
+  dispatcher: Dispatcher;
+  userAgent: string;
+  guard: CallbackGuard;
+  secrets: WebhookSecrets;
+  headersFor: (taskType: string) => Readonly<Record<string, HeaderSource>>;
+  maxResponseBytes: number;
+}
+
+const permanent = (message: string): AttemptOutcome => ({
+  kind: 'failure',
+  type: CallbackFailureType.Permanent,
+  message,
+});
+
 async function post(
   input: CallbackInput,
-  dispatcher: Dispatcher,
-  userAgent: string,
-  cancellation: AbortSignal,
+  send: SendOptions,
+  attempt: { cancellation: AbortSignal; workflowId: string },
 ): Promise<AttemptOutcome> {
   // The callback body is the contract's, unchanged: the owner travels for signing, not in the body.
   const { callbackUrl: _url, timeoutMs: _timeout, owner: _owner, ...fields } = input;
   const body: CallbackBody = fields;
+  const owner = input.owner ?? ownerOfWorkflow(attempt.workflowId);
+  try {
+    // The URL as written (IP literals are connected to without a lookup); names are checked as they resolve.
+    send.guard.checkUrl(input.callbackUrl);
+  } catch (err) {
+    if (err instanceof CallbackRefusedError) return permanent(`callback refused: ${err.message}`);
+    throw err;
+  }
+  const secrets = send.secrets.secretsFor(owner);
+  if (secrets.length === 0) {
+    // A configuration gap an operator can close: retried, never sent unsigned.
+    return {
+      kind: 'failure',
+      type: CallbackFailureType.Retryable,
+      message: `no webhook signing secret for owner ${owner} (nor a default one): set WEBHOOK_SECRET or add the owner to WEBHOOK_SECRETS_FILE`,
+    };
+  }
+  let configured: Record<string, string>;
+  try {
+    configured = resolveHeaders(send.headersFor(input.taskType));
+  } catch (err) {
+    if (err instanceof HeaderSecretError)
+      return { kind: 'failure', type: CallbackFailureType.Retryable, message: err.message };
+    throw err;
+  }
+  const text = JSON.stringify(body);
+  const id = webhookId(attempt.workflowId);
+  const timestamp = Math.floor(Date.now() / 1000);
   const headers: Record<string, string> = {
+    ...configured,
     'content-type': 'application/json',
-    'user-agent': userAgent,
+    'user-agent': send.userAgent,
     'idempotency-key': input.taskId,
     'x-task-id': input.taskId,
     'x-task-type': input.taskType,
     'x-task-attempt': String(input.attempt),
+    'webhook-id': id,
+    'webhook-timestamp': String(timestamp),
+    'webhook-signature': signWebhook(secrets, id, timestamp, text),
   };
   const traceparent = toTraceparent(input.traceId, input.taskId, input.attempt);
   if (traceparent) headers.traceparent = traceparent;
@@ -126,14 +225,14 @@ async function post(
     const response = await request(input.callbackUrl, {
       method: 'POST',
       headers,
-      body: JSON.stringify(body),
-      dispatcher,
-      signal: AbortSignal.any([timeout, cancellation]),
+      body: text,
+      dispatcher: send.dispatcher,
+      signal: AbortSignal.any([timeout, attempt.cancellation]),
       headersTimeout: input.timeoutMs,
       bodyTimeout: input.timeoutMs,
     });
-    // Drain so the connection goes back to the pool.
-    await response.body.dump({ limit: 64 * 1024 });
+    // Drain so the connection goes back to the pool; past the cap the connection is dropped instead.
+    await response.body.dump({ limit: send.maxResponseBytes });
     const retryAfter = response.headers['retry-after'];
     return classifyResponse(
       response.statusCode,
@@ -141,6 +240,9 @@ async function post(
       Date.now(),
     );
   } catch (err) {
+    if (err instanceof CallbackRefusedError || (err as { code?: unknown }).code === 'ECALLBACKREFUSED') {
+      return permanent(`callback refused: ${(err as Error).message}`);
+    }
     if (
       timeout.aborted ||
       err instanceof undiciErrors.HeadersTimeoutError ||

@@ -4,16 +4,19 @@
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { PayloadCodec } from '@temporalio/common';
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import type { KeyStore } from '../auth/key-store.js';
 import type { Config } from '../config.js';
 import { consoleRoutes } from '../console/plugin.js';
 import { createAjv, toFieldProblems } from '../validation.js';
 import { registerAuth, SECURITY_SCHEME } from './auth.js';
-import { ApiError, ERROR_DESCRIPTIONS, ErrorCode } from './errors.js';
+import { ApiError, ERROR_DESCRIPTIONS, ErrorCode, PayloadSchemaError } from './errors.js';
 import { checkNumbers, malformedJson } from './json-body.js';
 import type { ApiMetrics } from './metrics.js';
+import { codecRoutes } from './routes/codec.js';
 import { healthRoutes } from './routes/health.js';
+import { taskTypeRoutes } from './routes/task-types.js';
 import { taskRoutes } from './routes/tasks.js';
 import type { TaskService } from './task-service.js';
 
@@ -21,6 +24,8 @@ export interface AppOptions {
   config: Readonly<Config>;
   tasks: TaskService;
   metrics: ApiMetrics;
+  /** Serves /codec/encode and /codec/decode with it (encryption on); no codec routes when absent. */
+  codec?: PayloadCodec;
   /** The API keys; undefined: authentication is off (every request is owner `default`, every scope). */
   keys?: KeyStore | undefined;
   /** False when /metrics is served on a port of its own (METRICS_PORT). @defaultValue true */
@@ -67,6 +72,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const apiError = toApiError(error);
+    if (apiError instanceof PayloadSchemaError) {
+      metrics.payloadSchemaRejected(apiError.taskType, apiError.payloadVersion, apiError.versionDeclared);
+    }
     if (request.audit) request.audit.outcome = apiError.code;
     if (apiError.code === ErrorCode.Unauthenticated) {
       reply.header('www-authenticate', 'Bearer realm="delayed-task-service"');
@@ -127,6 +135,11 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       tags: [
         { name: 'tasks', description: 'Create, look up, list, cancel and reschedule tasks' },
         { name: 'dead letters', description: 'Inspect and replay FAILED tasks' },
+        {
+          name: 'task types',
+          description:
+            'The catalog: public policy, retry schedule and payload JSON Schemas of each task type',
+        },
         { name: 'operations', description: 'Health and metrics' },
       ],
       components: {
@@ -152,6 +165,14 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     serveMetrics: options.serveMetrics ?? config.metrics.port === undefined,
   });
   await app.register(taskRoutes, { tasks, onCreated: (taskType) => metrics.taskCreated(taskType) });
+  await app.register(taskTypeRoutes, { policies: tasks.policies });
+  if (options.codec) {
+    await app.register(codecRoutes, {
+      codec: options.codec,
+      authToken: config.codec.authToken,
+      corsOrigins: config.codec.corsOrigins,
+    });
+  }
   if (config.console.enabled) await app.register(consoleRoutes, { config, tasks, keys: options.keys });
   return app;
 }

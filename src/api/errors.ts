@@ -85,6 +85,25 @@ export interface ErrorBody {
   error: { code: ErrorCode; message: string; details?: FieldProblem[] };
 }
 
+/**
+ * A payload its type's schema refuses (INVALID_ARGUMENT, one detail per violation). Carries the
+ * type and version so that the API counts rejections whichever route made them.
+ */
+export class PayloadSchemaError extends ApiError {
+  override name = 'PayloadSchemaError';
+
+  constructor(
+    readonly taskType: string,
+    readonly payloadVersion: number,
+    /** False when the version itself is not declared. */
+    readonly versionDeclared: boolean,
+    message: string,
+    details: FieldProblem[],
+  ) {
+    super(ErrorCode.InvalidArgument, message, details);
+  }
+}
+
 export function invalidArgument(field: string, reason: string): ApiError {
   return new ApiError(ErrorCode.InvalidArgument, `${field} ${reason}`, [{ field, reason }]);
 }

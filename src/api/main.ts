@@ -8,10 +8,12 @@ import { refusalWithoutKeys } from '../auth/secure-default.js';
 import { loadConfig } from '../config.js';
 import { createLogger } from '../observability/logger.js';
 import { loadPolicies } from '../policies.js';
+import { loadPayloadKeyring } from '../security/payload-codec.js';
 import { connectionOptions } from '../temporal/connection.js';
+import { createDataConverter } from '../temporal/data-converter.js';
 import { buildApp } from './app.js';
 import { bearerMatches } from './routes/health.js';
-import { ApiMetrics, GAUGED_STATUSES, oldestAgeSeconds } from './metrics.js';
+import { ApiMetrics, taskCountsReader } from './metrics.js';
 import { TaskService } from './task-service.js';
 
 const config = loadConfig();
@@ -43,22 +45,14 @@ if (config.auth.keysFile) {
 const policies = loadPolicies(config.policiesFile);
 // Lazy: the API starts (and /readyz says 503) while Temporal is down, and recovers when it is back.
 const connection = Connection.lazy(connectionOptions(config.temporal));
-const tasks = new TaskService({ connection, config, policies });
+const keyring = loadPayloadKeyring(config.encryption);
+const dataConverter = createDataConverter(keyring);
+const tasks = new TaskService({ connection, config, policies, dataConverter });
 const metrics = new ApiMetrics({
-  readCounts: async () => {
-    const now = Date.now();
-    const overdue = await tasks.countOverdue(now);
-    const oldestOverdueSeconds =
-      overdue === 0
-        ? 0
-        : await oldestAgeSeconds(
-            (ageMs) => tasks.countOverdue(now - ageMs),
-            config.limits.maxScheduleAheadSeconds * 1000,
-          );
-    return { byStatus: await tasks.countByStatus(GAUGED_STATUSES), overdue, oldestOverdueSeconds };
-  },
+  readCounts: taskCountsReader(tasks, config.limits.maxScheduleAheadSeconds * 1000),
 });
-const app = await buildApp({ config, tasks, metrics, logger, keys });
+const codec = dataConverter.payloadCodecs?.[0];
+const app = await buildApp({ config, tasks, metrics, logger, keys, ...(codec ? { codec } : {}) });
 
 // METRICS_PORT: /metrics on an interface of its own (e.g. a cluster-internal one), not on the API's.
 const metricsServer =

@@ -5,6 +5,7 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { BoundedLabel } from '../observability/labels.js';
 import type { TaskStatus } from '../shared/task.js';
+import type { TaskService } from './task-service.js';
 
 export interface TaskCounts {
   byStatus: Partial<Record<TaskStatus, number>>;
@@ -23,6 +24,27 @@ export interface ApiMetricsOptions {
 
 export const GAUGED_STATUSES: readonly TaskStatus[] = ['SCHEDULED', 'RUNNING', 'FAILED'];
 
+/** What the gauges show while Temporal cannot be asked: no value, rather than a reassuring zero. */
+const UNKNOWN_COUNTS: TaskCounts = { byStatus: {}, overdue: Number.NaN, oldestOverdueSeconds: Number.NaN };
+
+/**
+ * How the API reads its task gauges from Temporal visibility: counts by status, the overdue count and
+ * the age of the oldest overdue task (count queries only, see `oldestAgeSeconds`).
+ */
+export function taskCountsReader(
+  tasks: Pick<TaskService, 'countByStatus' | 'countOverdue'>,
+  maxAgeMs: number,
+  now: () => number = Date.now,
+): () => Promise<TaskCounts> {
+  return async () => {
+    const at = now();
+    const overdue = await tasks.countOverdue(at);
+    const oldestOverdueSeconds =
+      overdue === 0 ? 0 : await oldestAgeSeconds((ageMs) => tasks.countOverdue(at - ageMs), maxAgeMs);
+    return { byStatus: await tasks.countByStatus(GAUGED_STATUSES), overdue, oldestOverdueSeconds };
+  };
+}
+
 export class ApiMetrics {
   readonly registry = new Registry();
   private readonly taskType = new BoundedLabel();
@@ -32,11 +54,22 @@ export class ApiMetrics {
     labelNames: ['task_type'],
     registers: [this.registry],
   });
+  private readonly schemaRejections = new Counter({
+    name: 'delayed_tasks_payload_schema_rejections_total',
+    help: "Payloads refused by their task type's JSON Schema, by task type and payload version (`undeclared`: a version the type does not declare)",
+    labelNames: ['task_type', 'payload_version'],
+    registers: [this.registry],
+  });
   readonly httpDuration = new Histogram({
     name: 'http_request_duration_seconds',
     help: 'API request duration by method, route and status code',
     labelNames: ['method', 'route', 'status_code'],
     buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+    registers: [this.registry],
+  });
+  private readonly countFailures = new Counter({
+    name: 'delayed_tasks_count_query_failures_total',
+    help: 'Reads of the task counts from Temporal that failed; the task gauges have no value (NaN) meanwhile',
     registers: [this.registry],
   });
   private cached: { at: number; value: Promise<TaskCounts> } | undefined;
@@ -51,7 +84,7 @@ export class ApiMetrics {
       registers: [this.registry],
       async collect() {
         const { byStatus } = await counts();
-        for (const status of GAUGED_STATUSES) this.set({ status }, byStatus[status] ?? 0);
+        for (const status of GAUGED_STATUSES) this.set({ status }, byStatus[status] ?? Number.NaN);
       },
     });
     new Gauge({
@@ -59,7 +92,7 @@ export class ApiMetrics {
       help: 'Tasks past their due time that have not fired yet (cached): the delivery backlog with RUNNING',
       registers: [this.registry],
       async collect() {
-        this.set((await counts()).overdue ?? 0);
+        this.set((await counts()).overdue ?? Number.NaN);
       },
     });
     new Gauge({
@@ -76,10 +109,22 @@ export class ApiMetrics {
     this.created.inc({ task_type: this.taskType.of(taskType) });
   }
 
+  /** Only declared types have schemas, and undeclared versions share one label: bounded series. */
+  payloadSchemaRejected(taskType: string, payloadVersion: number, versionDeclared: boolean): void {
+    this.schemaRejections.inc({
+      task_type: this.taskType.of(taskType),
+      payload_version: versionDeclared ? String(payloadVersion) : 'undeclared',
+    });
+  }
+
   private counts(): Promise<TaskCounts> {
     const now = Date.now();
     if (!this.cached || now - this.cached.at > (this.options.cacheMs ?? 15_000)) {
-      const value = this.options.readCounts().catch(() => ({ byStatus: {}, oldestOverdueSeconds: 0 }));
+      // A failed read is not "no tasks": the gauges say NaN and the failure counter rises.
+      const value = this.options.readCounts().catch(() => {
+        this.countFailures.inc();
+        return UNKNOWN_COUNTS;
+      });
       this.cached = { at: now, value };
     }
     return this.cached.value;

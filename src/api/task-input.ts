@@ -7,7 +7,9 @@ import type { Config } from '../config.js';
 import type { TaskTypePolicy } from '../policies.js';
 import { PAYLOAD_VERSION_DEFAULT, PRIORITY } from '../shared/limits.js';
 import type { TaskSpec } from '../shared/task.js';
-import { ApiError, ErrorCode, invalidArgument } from './errors.js';
+import { hostMatches } from '../security/address-rules.js';
+import { CallbackGuard, CallbackRefusedError } from '../security/callback-guard.js';
+import { ApiError, ErrorCode, invalidArgument, PayloadSchemaError } from './errors.js';
 import type { CreateTaskBody } from './schemas/tasks.js';
 
 export type Limits = Config['limits'];
@@ -117,20 +119,54 @@ export function depthOf(value: unknown): number {
   return deepest + 1;
 }
 
-/** An absolute http(s) URL, on an allowed host when the policy restricts hosts. */
-export function checkCallbackUrl(url: string | undefined, policy: TaskTypePolicy): string {
+/**
+ * The payload against its type's schema for its version: every violation as one detail. A type
+ * without schemas accepts any payload; one with schemas refuses a version it does not declare.
+ */
+export function checkPayloadSchema(
+  payload: Record<string, unknown>,
+  payloadVersion: number,
+  policy: TaskTypePolicy,
+): void {
+  const schemas = policy.payloadSchemas;
+  if (!schemas) return;
+  const result = schemas.check(payloadVersion, payload);
+  if (result.ok) return;
+  if (result.unknownVersion) {
+    const reason = `is not a declared version of task type ${policy.name} (declared: ${result.declared.join(', ')})`;
+    throw new PayloadSchemaError(policy.name, payloadVersion, false, `payloadVersion ${reason}`, [
+      { field: 'payloadVersion', reason },
+    ]);
+  }
+  const [first] = result.problems;
+  throw new PayloadSchemaError(
+    policy.name,
+    payloadVersion,
+    true,
+    `payload does not match the schema of ${policy.name} v${payloadVersion}${first ? `: ${first.field} ${first.reason}` : ''}`,
+    result.problems,
+  );
+}
+
+/**
+ * An absolute http(s) URL that passes the SSRF guard as written (no DNS here: see
+ * TaskService.create), on an allowed host when the policy restricts hosts.
+ */
+export function checkCallbackUrl(
+  url: string | undefined,
+  policy: TaskTypePolicy,
+  guard: CallbackGuard = DEFAULT_GUARD,
+): string {
   const value = url ?? policy.callbackUrl;
   if (value === undefined) {
     throw invalidArgument('callbackUrl', 'is required (this task type has no default callback URL)');
   }
   let parsed: URL;
   try {
-    parsed = new URL(value);
-  } catch {
-    throw invalidArgument('callbackUrl', 'must be an absolute http(s) URL');
-  }
-  if ((parsed.protocol !== 'http:' && parsed.protocol !== 'https:') || parsed.hostname === '') {
-    throw invalidArgument('callbackUrl', 'must be an absolute http(s) URL');
+    parsed = guard.checkUrl(value);
+  } catch (err) {
+    if (err instanceof CallbackRefusedError) throw invalidArgument('callbackUrl', err.message);
+    throw err;
   }
   const hosts = policy.allowedCallbackHosts;
   if (hosts && !hosts.some((host) => hostMatches(parsed.hostname, host))) {
@@ -142,12 +178,7 @@ export function checkCallbackUrl(url: string | undefined, policy: TaskTypePolicy
   return value;
 }
 
-/** `orders.internal` matches itself; `*.internal` matches any sub-domain of internal. */
-export function hostMatches(hostname: string, allowed: string): boolean {
-  const host = hostname.toLowerCase();
-  const rule = allowed.toLowerCase();
-  return rule.startsWith('*.') ? host.endsWith(rule.slice(1)) : host === rule;
-}
+const DEFAULT_GUARD = new CallbackGuard();
 
 /** A value within the policy's cap, or its default. */
 export function capped(
@@ -168,6 +199,8 @@ export interface CreateContext {
   policy: TaskTypePolicy;
   callbackTaskQueue: string;
   newTaskId: () => string;
+  /** The SSRF rules; the default one refuses every exception. */
+  guard?: CallbackGuard;
 }
 
 /** The workflow input of a create request, and the fingerprint that makes creates idempotent. */
@@ -176,22 +209,25 @@ export function buildTaskSpec(
   ctx: CreateContext,
 ): { spec: TaskSpec; fingerprint: string } {
   const payload = body.payload as Record<string, unknown>;
+  const payloadVersion = body.payloadVersion ?? PAYLOAD_VERSION_DEFAULT;
   checkPayload(payload, ctx.limits);
+  checkPayloadSchema(payload, payloadVersion, ctx.policy);
   const executeAtMs = resolveWhen(body, ctx.now, ctx.limits);
   const spec: TaskSpec = {
     taskId: body.taskId ?? ctx.newTaskId(),
     owner: ctx.owner,
     taskType: body.taskType,
     payload,
-    payloadVersion: body.payloadVersion ?? PAYLOAD_VERSION_DEFAULT,
+    payloadVersion,
     executeAt: new Date(executeAtMs).toISOString(),
-    callbackUrl: checkCallbackUrl(body.callbackUrl, ctx.policy),
+    callbackUrl: checkCallbackUrl(body.callbackUrl, ctx.policy, ctx.guard),
     maxRetries: capped('maxRetries', body.maxRetries, ctx.policy.maxRetries),
     timeoutMs: capped('timeoutMs', body.timeoutMs, ctx.policy.timeoutMs),
     traceId: body.traceId ?? null,
     priority: body.priority ?? PRIORITY.default,
     createdAt: new Date(ctx.now).toISOString(),
     callbackTaskQueue: ctx.callbackTaskQueue,
+    retryPolicy: ctx.policy.retry,
   };
   // A retried create with delaySeconds computes a later executeAt: compare what was asked for.
   const when =

@@ -10,8 +10,11 @@ import {
   WorkflowExecutionAlreadyStartedError,
   defaultPayloadConverter,
   type Connection,
+  type DataConverter,
+  type Payload as CommonPayload,
   type WorkflowStartOptions,
 } from '@temporalio/client';
+import type { PayloadCodec } from '@temporalio/common';
 import proto, { type temporal } from '@temporalio/proto';
 import { checkTaskAccess, type TaskAccess } from '../auth/principal.js';
 import type { Config } from '../config.js';
@@ -21,6 +24,12 @@ import { DEFAULT_OWNER, parseWorkflowId, workflowIdOf } from '../shared/owner.js
 import type { TaskError, TaskSpec, TaskState, TaskStatus } from '../shared/task.js';
 import { initialTaskState, ownerOf, TASK_STATUSES } from '../shared/task.js';
 import { cancelSignal, rescheduleUpdate, statusQuery, type delayedTask } from '../workflows/delayed-task.js';
+import {
+  CallbackGuard,
+  CallbackRefusedError,
+  systemResolver,
+  type Resolver,
+} from '../security/callback-guard.js';
 import { ApiError, ErrorCode, invalidArgument, taskNotFound } from './errors.js';
 import type {
   BatchJob,
@@ -34,7 +43,14 @@ import type {
   TaskList,
   TaskSummary,
 } from './schemas/tasks.js';
-import { buildTaskSpec, capped, checkPayload, digest, resolveWhen } from './task-input.js';
+import {
+  buildTaskSpec,
+  capped,
+  checkPayload,
+  checkPayloadSchema,
+  digest,
+  resolveWhen,
+} from './task-input.js';
 import { isNotRunning, toApiError } from './temporal-errors.js';
 
 type Payload = temporal.api.common.v1.IPayload;
@@ -45,19 +61,39 @@ export interface TaskServiceOptions {
   config: Readonly<Config>;
   policies: Policies;
   now?: () => number;
+  /** Resolves callback hosts at create (the SSRF guard); the system resolver by default. */
+  resolve?: Resolver;
+  /** Payload codec and failure converter (encryption); Temporal's defaults when absent. */
+  dataConverter?: DataConverter;
 }
+
+/** How long a create waits for DNS before leaving the address check to send time. */
+const CREATE_RESOLVE_TIMEOUT_MS = 2_000;
 
 export class TaskService {
   private readonly client: Client;
   private readonly namespace: string;
   private readonly taskQueue: string;
   private readonly now: () => number;
+  private readonly guard: CallbackGuard;
+  private readonly codecs: PayloadCodec[];
 
   constructor(private readonly options: TaskServiceOptions) {
     this.namespace = options.config.temporal.namespace;
     this.taskQueue = options.config.temporal.taskQueue;
-    this.client = new Client({ connection: options.connection, namespace: this.namespace });
+    this.client = new Client({
+      connection: options.connection,
+      namespace: this.namespace,
+      ...(options.dataConverter ? { dataConverter: options.dataConverter } : {}),
+    });
     this.now = options.now ?? Date.now;
+    this.guard = new CallbackGuard(options.config.callbacks);
+    this.codecs = options.dataConverter?.payloadCodecs ?? [];
+  }
+
+  /** The task-type policies requests are checked against. */
+  get policies(): Policies {
+    return this.options.policies;
   }
 
   /**
@@ -74,9 +110,11 @@ export class TaskService {
       policy,
       callbackTaskQueue: Policies.taskQueue(this.taskQueue, policy),
       newTaskId: randomUUID,
+      guard: this.guard,
     });
     checkTaskAccess(access, spec);
     const workflowId = workflowIdOf(spec.owner, spec.taskId);
+    await this.checkCallbackAddresses(spec.callbackUrl);
     try {
       await this.start(spec, fingerprint, 'REJECT_DUPLICATE');
       return { task: toTask(initialTaskState(spec)), created: true };
@@ -91,6 +129,24 @@ export class TaskService {
       throw new ApiError(ErrorCode.TaskConflict, `task ${spec.taskId} exists with a different specification`);
     }
     return { task: await this.get(spec.owner, spec.taskId), created: false };
+  }
+
+  /** The SSRF guard on what the callback host resolves to now; send time checks again. */
+  private async checkCallbackAddresses(callbackUrl: string): Promise<void> {
+    const resolve = this.options.resolve ?? systemResolver;
+    const bounded: Resolver = (hostname) =>
+      Promise.race([
+        resolve(hostname),
+        new Promise<never>((_, reject) =>
+          setTimeout(() => reject(new Error('DNS timed out')), CREATE_RESOLVE_TIMEOUT_MS).unref(),
+        ),
+      ]);
+    try {
+      await this.guard.checkResolved(new URL(callbackUrl), bounded);
+    } catch (err) {
+      if (err instanceof CallbackRefusedError) throw invalidArgument('callbackUrl', err.message);
+      throw err;
+    }
   }
 
   /** A task of `owner`; another owner's task of this id answers 404 as an absent one does. */
@@ -167,14 +223,18 @@ export class TaskService {
     const policy = this.policyOf(previous.taskType);
     const limits = this.options.config.limits;
     const payload = (body.payload as Record<string, unknown> | undefined) ?? previous.payload;
+    const payloadVersion = body.payloadVersion ?? previous.payloadVersion;
     if (body.payload) checkPayload(payload, limits);
+    // An edited payload or version must keep the type's promise; an unchanged one replays as it was.
+    if (body.payload || body.payloadVersion !== undefined)
+      checkPayloadSchema(payload, payloadVersion, policy);
     const now = this.now();
     const spec: TaskSpec = {
       taskId,
       owner: access.owner,
       taskType: previous.taskType,
       payload,
-      payloadVersion: body.payloadVersion ?? previous.payloadVersion,
+      payloadVersion,
       executeAt: new Date(resolveWhen(body, now, limits, true)).toISOString(),
       callbackUrl: previous.callbackUrl,
       maxRetries:
@@ -186,6 +246,7 @@ export class TaskService {
       priority: previous.priority,
       createdAt: previous.createdAt,
       callbackTaskQueue: Policies.taskQueue(this.taskQueue, policy),
+      retryPolicy: policy.retry,
     };
     try {
       await this.start(spec, fingerprintOf(spec), 'ALLOW_DUPLICATE');
@@ -225,7 +286,11 @@ export class TaskService {
     );
     const executions = response.executions ?? [];
     const latest = await Promise.all(executions.map((execution) => this.isLatestRun(execution)));
-    const tasks = executions.filter((_, i) => latest[i]).map(toSummary);
+    const tasks = await Promise.all(
+      executions
+        .filter((_, i) => latest[i])
+        .map(async (execution) => toSummary(await this.decodeMemo(execution))),
+    );
     const token =
       response.nextPageToken && response.nextPageToken.length > 0
         ? Buffer.from(response.nextPageToken).toString('base64url')
@@ -260,12 +325,14 @@ export class TaskService {
   async bulkCancel(body: BulkCancelBody): Promise<BatchJob> {
     const statuses: TaskStatus[] = body.status ? [body.status] : ['SCHEDULED', 'RUNNING'];
     const query = `${this.filterQuery(body, statuses)} AND ExecutionStatus = 'Running'`;
-    const input = defaultPayloadConverter.toPayload({ reason: 'bulk cancel through the API' });
+    const [input] = await this.encode([
+      defaultPayloadConverter.toPayload({ reason: 'bulk cancel through the API' }),
+    ]);
     return this.startBatch('cancel', query, {
       signalOperation: {
         signal: cancelSignal.name,
         identity: 'delayed-task-api',
-        input: { payloads: [input] },
+        input: { payloads: [input!] },
       },
     });
   }
@@ -432,6 +499,28 @@ export class TaskService {
       workflowId,
     ).catch(() => undefined);
     return !description || description.runId === execution.execution?.runId;
+  }
+
+  /** Payloads through the codecs (encryption), as the SDK would before sending them. */
+  private async encode(payloads: Payload[]): Promise<Payload[]> {
+    let encoded = payloads as CommonPayload[];
+    for (const codec of this.codecs) encoded = await codec.encode(encoded);
+    return encoded;
+  }
+
+  /** A raw visibility row's memo, decoded (the SDK only does this for its own list calls). */
+  private async decodeMemo(
+    execution: temporal.api.workflow.v1.IWorkflowExecutionInfo,
+  ): Promise<temporal.api.workflow.v1.IWorkflowExecutionInfo> {
+    const fields = execution.memo?.fields;
+    if (!fields || this.codecs.length === 0) return execution;
+    const names = Object.keys(fields);
+    let payloads = names.map((name) => fields[name] as CommonPayload);
+    for (const codec of [...this.codecs].reverse()) payloads = await codec.decode(payloads);
+    return {
+      ...execution,
+      memo: { fields: Object.fromEntries(names.map((name, i) => [name, payloads[i]!])) },
+    };
   }
 
   private deadline(): number {

@@ -3,7 +3,7 @@
  * (src/api/auth.ts) turns a request into a Principal; the routes and the task service ask it.
  */
 import { ApiError, ErrorCode } from '../api/errors.js';
-import { hostMatches } from '../api/task-input.js';
+import { hostMatches } from '../security/address-rules.js';
 import { DEFAULT_OWNER } from '../shared/owner.js';
 
 /** `tasks:write`: create, cancel, reschedule, replay one. `tasks:read`: get, list. `admin`: everything, every owner. */

@@ -8,8 +8,60 @@ import type { LogLevel } from '../config.js';
 
 export type { Logger } from 'pino';
 
+/**
+ * Fields that never reach a log line as they are: credentials and signatures are replaced, callback
+ * URLs lose their query string and any user:pass (a partner may have put a token there).
+ */
+export const REDACTED_PATHS = [
+  'req.headers.authorization',
+  'req.headers.cookie',
+  'req.headers["x-api-key"]',
+  'headers.authorization',
+  'headers["x-api-key"]',
+  'headers["webhook-signature"]',
+  '*.headers.authorization',
+  '*.headers["x-api-key"]',
+  '*.headers["webhook-signature"]',
+  'authorization',
+  'apiKey',
+  '*.apiKey',
+  'secret',
+  '*.secret',
+  'callbackUrl',
+  '*.callbackUrl',
+];
+
+/** A URL without its query string and credentials; the part an operator needs to tell callbacks apart. */
+export function redactUrl(value: unknown): unknown {
+  if (typeof value !== 'string') return value;
+  try {
+    const url = new URL(value, 'http://relative.invalid');
+    const credentials = url.username !== '' || url.password !== '';
+    url.username = '';
+    url.password = '';
+    const query = url.search !== '' ? '?[redacted]' : '';
+    url.search = '';
+    url.hash = '';
+    const text = value.startsWith('/') ? `${url.pathname}` : url.toString();
+    return `${credentials && !value.startsWith('/') ? text.replace('://', '://[redacted]@') : text}${query}`;
+  } catch {
+    return '[redacted]';
+  }
+}
+
+function censor(value: unknown, path: string[]): unknown {
+  const field = path[path.length - 1];
+  return field === 'callbackUrl' || field === 'url' ? redactUrl(value) : '[redacted]';
+}
+
 export function createLogger(level: LogLevel, name: string): Logger {
-  return pino({ level, name, base: { pid: process.pid }, timestamp: pino.stdTimeFunctions.isoTime });
+  return pino({
+    level,
+    name,
+    base: { pid: process.pid },
+    timestamp: pino.stdTimeFunctions.isoTime,
+    redact: { paths: REDACTED_PATHS, censor },
+  });
 }
 
 const LEVELS: Record<TemporalLogLevel, 'trace' | 'debug' | 'info' | 'warn' | 'error'> = {

@@ -2,6 +2,7 @@
  * The task as the workflow, the activities and the API share it. Pure types and functions:
  * imported by workflow code, so no Node built-ins and no I/O here.
  */
+import type { RetryPolicy } from './backoff.js';
 import { DEFAULT_OWNER } from './owner.js';
 
 export const TASK_STATUSES = ['SCHEDULED', 'RUNNING', 'SUCCEEDED', 'FAILED', 'CANCELLED'] as const;
@@ -39,6 +40,8 @@ export interface TaskSpec {
   createdAt: string;
   /** Task queue the callback activity runs on (the task type's policy). */
   callbackTaskQueue: string;
+  /** The task type's retry schedule; absent in inputs recorded before it existed: today's schedule. */
+  retryPolicy?: RetryPolicy;
 }
 
 export interface TaskError {
@@ -47,7 +50,7 @@ export interface TaskError {
 }
 
 /** The task as it is now: the answer of the workflow's `status` query. */
-export interface TaskState extends Omit<TaskSpec, 'callbackTaskQueue'> {
+export interface TaskState extends Omit<TaskSpec, 'callbackTaskQueue' | 'retryPolicy'> {
   status: TaskStatus;
   attempts: number;
   lastError: TaskError | null;
@@ -63,7 +66,7 @@ export function ownerOf(spec: Pick<TaskSpec, 'owner'>): string {
 
 /** A task as it starts: scheduled, nothing attempted yet. */
 export function initialTaskState(spec: TaskSpec): TaskState {
-  const { callbackTaskQueue: _queue, ...fields } = spec;
+  const { callbackTaskQueue: _queue, retryPolicy: _retry, ...fields } = spec;
   return {
     ...fields,
     owner: ownerOf(spec),

@@ -1,6 +1,8 @@
 /**
  * How this project runs the Temporal dev server, shared by the local launcher and the tests.
  */
+import type { Connection } from '@temporalio/client';
+import proto, { type temporal } from '@temporalio/proto';
 import { ALL_SEARCH_ATTRIBUTES } from '../shared/constants.js';
 
 /** Server settings the service relies on; a production cluster sets the same in its dynamic config. */
@@ -54,4 +56,36 @@ export function dynamicConfigArgs(): string[] {
     '--dynamic-config-value',
     `${key}=${JSON.stringify(value)}`,
   ]);
+}
+
+/** The project's search attributes as `addSearchAttributes` takes them: name to indexed value type. */
+export function searchAttributeTypes(): Record<string, temporal.api.enums.v1.IndexedValueType> {
+  const { IndexedValueType } = proto.temporal.api.enums.v1;
+  return Object.fromEntries(
+    ALL_SEARCH_ATTRIBUTES.map((key) => [
+      key.name,
+      IndexedValueType[`INDEXED_VALUE_TYPE_${key.type}` as keyof typeof IndexedValueType],
+    ]),
+  );
+}
+
+/**
+ * Registers the project's search attributes that a server lacks and returns their names. A dev
+ * database created by an earlier version of the service (before `Owner`, say) keeps the attributes it
+ * was created with, whatever `--search-attribute` says on a later start.
+ */
+export async function addMissingSearchAttributes(
+  connection: Connection,
+  namespace: string,
+): Promise<string[]> {
+  const { customAttributes } = await connection.operatorService.listSearchAttributes({ namespace });
+  const missing = Object.entries(searchAttributeTypes()).filter(
+    ([name]) => customAttributes?.[name] === undefined,
+  );
+  if (missing.length === 0) return [];
+  await connection.operatorService.addSearchAttributes({
+    namespace,
+    searchAttributes: Object.fromEntries(missing),
+  });
+  return missing.map(([name]) => name);
 }

@@ -8,9 +8,11 @@ import { loadConfig } from '../config.js';
 import { createLogger, PinoTemporalLogger } from '../observability/logger.js';
 import { loadPolicies } from '../policies.js';
 import { connectionOptions } from '../temporal/connection.js';
+import { loadPayloadKeyring } from '../security/payload-codec.js';
+import { createDataConverter } from '../temporal/data-converter.js';
 import { startWorkerHttp } from './http.js';
 import { WorkerMetrics } from './metrics.js';
-import { createTaskWorkers, runWorkers } from './workers.js';
+import { callbackDepsFromConfig, createTaskWorkers, runWorkers } from './workers.js';
 
 const config = loadConfig();
 const logger = createLogger(config.logLevel, 'worker');
@@ -32,6 +34,12 @@ Runtime.install({
   shutdownSignals: [],
 });
 
+const callbackDeps = callbackDepsFromConfig(config);
+if (!callbackDeps.secrets?.configured) {
+  logger.warn(
+    'no webhook signing secret configured (WEBHOOK_SECRET, WEBHOOK_SECRETS_FILE): callbacks fail until one is',
+  );
+}
 const metrics = new WorkerMetrics();
 const connection = await NativeConnection.connect(connectionOptions(config.temporal));
 const workers = await createTaskWorkers({
@@ -43,6 +51,8 @@ const workers = await createTaskWorkers({
   maxCachedWorkflows: config.worker.maxCachedWorkflows,
   maxConcurrentWorkflowTasks: config.worker.maxConcurrentWorkflowTasks,
   shutdownGraceMs: config.worker.shutdownGraceMs,
+  callbackDeps,
+  dataConverter: createDataConverter(loadPayloadKeyring(config.encryption)),
 });
 
 const http = await startWorkerHttp({

@@ -5,7 +5,7 @@
  */
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import type { Logger } from '@temporalio/common';
+import type { DataConverter, Logger } from '@temporalio/common';
 import {
   bundleWorkflowCode,
   Runtime,
@@ -17,8 +17,11 @@ import {
   type WorkflowBundleWithSourceMap,
 } from '@temporalio/worker';
 import { createActivities, type CallbackDeps } from '../activities/callback.js';
-import { WORKER_DEFAULTS } from '../config.js';
+import { WORKER_DEFAULTS, type Config } from '../config.js';
+import { CallbackGuard } from '../security/callback-guard.js';
+import { WebhookSecrets } from '../security/webhook-secrets.js';
 import { Policies } from '../policies.js';
+import { createDataConverter, failureConverterPath } from '../temporal/data-converter.js';
 import type { TaskSinks } from '../shared/sinks.js';
 import type { WorkerMetrics } from './metrics.js';
 
@@ -36,8 +39,22 @@ export interface TaskWorkersOptions {
   maxConcurrentWorkflowTasks?: number;
   /** On shutdown, how long in-flight callbacks may run on before they are cancelled. @defaultValue 30000 */
   shutdownGraceMs?: number;
-  /** Passed to the callback activities (connection pool). */
+  /** Failure converter and payload codec (encryption); `createDataConverter(undefined)` by default. */
+  dataConverter?: DataConverter;
+  /** Passed to the callback activities (SSRF guard, DNS, signing secrets, connection pool). */
   callbackDeps?: Omit<CallbackDeps, 'observer'>;
+}
+
+/** The callback activities' SSRF guard, signing secrets and response cap, from configuration. */
+export function callbackDepsFromConfig(config: Readonly<Config>): Omit<CallbackDeps, 'observer'> {
+  return {
+    guard: new CallbackGuard(config.callbacks),
+    secrets: new WebhookSecrets({
+      defaultSecrets: config.webhooks.defaultSecrets,
+      secretsFile: config.webhooks.secretsFile,
+    }),
+    maxResponseBytes: config.callbacks.maxResponseBytes,
+  };
 }
 
 /** Path of the workflows module: compiled JavaScript in dist/, TypeScript when run from src/. */
@@ -61,6 +78,7 @@ const bundlerLogger: Logger = {
 export async function bundleTaskWorkflows(): Promise<WorkflowBundleWithSourceMap> {
   return bundleWorkflowCode({
     workflowsPath: workflowsPath(),
+    failureConverterPath: failureConverterPath(),
     logger: bundlerLogger,
     // ESM sources import './x.js' for './x.ts'.
     webpackConfigHook: (config) => ({
@@ -81,22 +99,29 @@ export async function createTaskWorkers(options: TaskWorkersOptions): Promise<Wo
     },
   };
   const workflowBundle = options.workflowBundle ?? (await bundleTaskWorkflows());
+  const dataConverter = options.dataConverter ?? createDataConverter(undefined);
   const workflowWorker = Worker.create({
     connection,
     namespace,
     taskQueue,
+    dataConverter,
     workflowBundle,
     sinks,
     maxCachedWorkflows: options.maxCachedWorkflows ?? WORKER_DEFAULTS.maxCachedWorkflows,
     maxConcurrentWorkflowTaskExecutions:
       options.maxConcurrentWorkflowTasks ?? WORKER_DEFAULTS.maxConcurrentWorkflowTasks,
   });
-  const activities = createActivities({ ...options.callbackDeps, observer: metrics?.observer });
+  const activities = createActivities({
+    headersFor: (taskType) => policies.forType(taskType)?.headers ?? {},
+    ...options.callbackDeps,
+    observer: metrics?.observer,
+  });
   const callbackWorkers = policies.all().map((policy) => {
     const workerOptions: WorkerOptions = {
       connection,
       namespace,
       taskQueue: Policies.taskQueue(taskQueue, policy),
+      dataConverter,
       activities,
       maxConcurrentActivityTaskExecutions: policy.concurrency,
       // Drain: a callback already sent gets its answer recorded rather than being cut off.

@@ -19,7 +19,7 @@ import {
   upsertSearchAttributes,
 } from '@temporalio/workflow';
 import type { CallbackActivities } from '../activities/callback.js';
-import { retryDelayMs } from '../shared/backoff.js';
+import { retryDelayMs, withinTotalTime } from '../shared/backoff.js';
 import { ATTEMPT_TIMEOUT_MARGIN_MS, SEARCH_ATTRIBUTES } from '../shared/constants.js';
 import type { TaskSinks } from '../shared/sinks.js';
 import {
@@ -142,6 +142,7 @@ export async function delayedTask(spec: TaskSpec): Promise<TaskState> {
   async function deliver(): Promise<TaskState> {
     setStatus('RUNNING');
     state.firedAt = new Date().toISOString();
+    const firstAttemptAt = Date.now();
     log.info('task due, calling back', { ...logContext, executeAt: state.executeAt });
     for (let attempt = 1; ; attempt++) {
       state.attempts = attempt;
@@ -169,7 +170,15 @@ export async function delayedTask(spec: TaskSpec): Promise<TaskState> {
         const failure = describeFailure(err);
         state.lastError = failure.error;
         if (!failure.retryable || attempt > spec.maxRetries) return finish('FAILED');
-        const delay = retryDelayMs(attempt, failure.retryAfterMs);
+        const delay = retryDelayMs(attempt, failure.retryAfterMs, spec.retryPolicy);
+        // Only tasks whose type sets a maximum total time can end here; others run as before.
+        if (spec.retryPolicy && !withinTotalTime(spec.retryPolicy, firstAttemptAt, Date.now(), delay)) {
+          state.lastError = {
+            ...failure.error,
+            message: `${failure.error.message} (no further attempt: the task type's maximum total time of ${spec.retryPolicy.maxTotalSeconds} s is reached)`,
+          };
+          return finish('FAILED');
+        }
         state.nextAttemptAt = new Date(Date.now() + delay).toISOString();
         upsertMemo({ attempts: state.attempts, lastError: state.lastError });
         log.warn('callback attempt failed, will retry', {
@@ -178,7 +187,8 @@ export async function delayedTask(spec: TaskSpec): Promise<TaskState> {
           delayMs: delay,
           error: failure.error,
         });
-        await condition(() => cancelRequested, delay);
+        // An immediate retry (a type's policy only; today's schedule never waits 0) sets no timer.
+        if (delay > 0) await condition(() => cancelRequested, delay);
         if (cancelRequested) return finish('CANCELLED');
       } finally {
         attemptScope = undefined;

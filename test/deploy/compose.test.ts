@@ -3,13 +3,14 @@
  * Each rule is a function returning the problems it finds, tested on a bad sample before being
  * applied to the real file, so a rule that can no longer fail is noticed.
  */
+import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { Ajv, type ValidateFunction } from 'ajv';
 import { describe, expect, it } from 'vitest';
 import { ALL_SEARCH_ATTRIBUTES } from '../../src/shared/constants.js';
-import { isRecord, readRepoText, readRepoYaml, repoFileExists } from './support.js';
+import { isRecord, readRepoText, readRepoYaml, REPO_ROOT, repoFileExists } from './support.js';
 
 interface PortMapping {
   target: number;
@@ -31,7 +32,7 @@ interface ComposeService {
   volumes?: (string | { type?: string; source?: string; target: string })[];
   restart?: string;
   container_name?: string;
-  environment?: Record<string, string> | string[];
+  environment?: Record<string, string | number | boolean | null> | string[];
 }
 
 interface ComposeFile {
@@ -87,6 +88,8 @@ function imageProblems(compose: ComposeFile): string[] {
     if (service.image === undefined) {
       return service.build === undefined ? [`${name}: neither image nor build`] : [];
     }
+    // The name a local build is tagged with, not an image pulled from a registry.
+    if (service.build !== undefined) return [];
     const problem = imagePinProblem(service.image);
     return problem === undefined ? [] : [`${name}: ${service.image} ${problem}`];
   });
@@ -171,12 +174,38 @@ function bindSources(service: ComposeService): string[] {
   });
 }
 
+/** A service's environment as a map, from either the map or the `KEY=value` list form. */
 function environmentOf(service: ComposeService): Record<string, string> {
   const environment = service.environment ?? {};
-  if (!Array.isArray(environment)) return environment;
-  return Object.fromEntries(
-    environment.map((entry) => [entry.split('=')[0] ?? '', entry.split('=').slice(1).join('=')]),
-  );
+  if (Array.isArray(environment)) {
+    return Object.fromEntries(
+      environment.map((entry) => {
+        const at = entry.indexOf('=');
+        return at === -1 ? [entry, ''] : [entry.slice(0, at), entry.slice(at + 1)];
+      }),
+    );
+  }
+  return Object.fromEntries(Object.entries(environment).map(([key, value]) => [key, String(value ?? '')]));
+}
+
+/** Environment keys through which each kind of service is told the Temporal namespace. */
+const NAMESPACE_KEYS = ['TEMPORAL_NAMESPACE', 'NAMESPACE', 'TEMPORAL_DEFAULT_NAMESPACE'];
+
+/** Every service that talks to Temporal is told the same namespace (the Web UI included). */
+function namespaceProblems(compose: ComposeFile): string[] {
+  const named = new Map<string, string>();
+  const problems: string[] = [];
+  for (const [name, service] of Object.entries(compose.services)) {
+    const environment = environmentOf(service);
+    if (environment.TEMPORAL_ADDRESS === undefined) continue;
+    const key = NAMESPACE_KEYS.find((candidate) => environment[candidate] !== undefined);
+    if (key === undefined) problems.push(`${name}: talks to Temporal without being told the namespace`);
+    else named.set(name, environment[key] ?? '');
+  }
+  if (new Set(named.values()).size > 1) {
+    problems.push(`namespaces differ: ${[...named].map(([name, value]) => `${name}=${value}`).join(', ')}`);
+  }
+  return problems;
 }
 
 /** Named volumes a service mounts: [volume, target, read-only]. */
@@ -224,6 +253,59 @@ function apiKeyProblems(compose: ComposeFile): string[] {
     problems.push(`api: does not wait for ${minterName} to complete`);
   }
   return problems;
+}
+
+/** Run-once jobs try again after a transient failure, a bounded number of times. */
+function oneShotRestartProblems(compose: ComposeFile): string[] {
+  return [...oneShotServices(compose)]
+    .filter((name) => !/^on-failure(:\d+)?$/.test(compose.services[name]?.restart ?? ''))
+    .map((name) => `${name}: run-once job without restart: on-failure`);
+}
+
+/**
+ * The Web UI's CSRF cookie: Secure by default, which some browsers drop on plain-http localhost
+ * (Cancel and Reset then fail). Insecure only while the UI is published on loopback alone.
+ */
+function uiCookieProblems(compose: ComposeFile): string[] {
+  return Object.entries(compose.services)
+    .filter(([, service]) => (service.image ?? '').startsWith('temporalio/ui:'))
+    .flatMap(([name, service]) => {
+      const insecure = environmentOf(service).TEMPORAL_CSRF_COOKIE_INSECURE === 'true';
+      const loopbackOnly = publishedPorts(service).every((port) => port.hostIp === '127.0.0.1');
+      if (loopbackOnly && !insecure) return [`${name}: Secure CSRF cookie on plain-http loopback`];
+      if (!loopbackOnly && insecure) return [`${name}: insecure CSRF cookie on a published port`];
+      return [];
+    });
+}
+
+/** Services built from the same context and Dockerfile share one image name, so it is built once. */
+function sharedBuildProblems(compose: ComposeFile): string[] {
+  const byBuild = new Map<string, [string, ComposeService][]>();
+  for (const [name, service] of Object.entries(compose.services)) {
+    if (service.build === undefined) continue;
+    const key = JSON.stringify(service.build);
+    byBuild.set(key, [...(byBuild.get(key) ?? []), [name, service]]);
+  }
+  return [...byBuild.values()]
+    .filter((group) => group.length > 1)
+    .filter(
+      (group) =>
+        group.some(([, service]) => service.image === undefined) ||
+        new Set(group.map(([, s]) => s.image)).size > 1,
+    )
+    .map((group) => `${group.map(([name]) => name).join(', ')}: one build, not one image name`);
+}
+
+/** Files whose checkout may not keep LF line ends (git's `eol` attribute is not `lf`). */
+function lineEndingProblems(paths: readonly string[]): string[] {
+  if (paths.length === 0) return [];
+  const run = spawnSync('git', ['check-attr', 'eol', '--', ...paths], { cwd: REPO_ROOT, encoding: 'utf8' });
+  if (run.status !== 0) throw new Error(`git check-attr failed: ${run.stderr}`);
+  return run.stdout
+    .trim()
+    .split('\n')
+    .filter((line) => !line.endsWith(': eol: lf'))
+    .map((line) => `${line.split(':')[0]}: not checked out with LF line ends`);
 }
 
 function loadCompose(): ComposeFile {
@@ -398,6 +480,86 @@ describe('api and worker', () => {
   });
 });
 
+describe("the five fixes after reading Temporal's reference compose", () => {
+  const sample = (services: ComposeFile['services']): ComposeFile => ({ services });
+
+  it('shell scripts keep LF line ends on Windows checkouts (the schema job runs them with sh)', () => {
+    expect(lineEndingProblems(['notes.txt'])).toEqual(['notes.txt: not checked out with LF line ends']);
+    const tracked = spawnSync('git', ['ls-files', '*.sh'], { cwd: REPO_ROOT, encoding: 'utf8' })
+      .stdout.trim()
+      .split('\n')
+      .filter(Boolean);
+    expect(tracked).toContain('deploy/temporal/setup-schema.sh');
+    expect(lineEndingProblems(tracked)).toEqual([]);
+  });
+
+  it('tells the Web UI the namespace the services use', () => {
+    const ns = '${TEMPORAL_NAMESPACE:-default}';
+    expect(
+      namespaceProblems(
+        sample({
+          api: { image: 'a:1.0', environment: { TEMPORAL_ADDRESS: 't:7233', TEMPORAL_NAMESPACE: ns } },
+          ui: { image: 'temporalio/ui:2.34.0', environment: ['TEMPORAL_ADDRESS=t:7233'] },
+        }),
+      ),
+    ).toEqual(['ui: talks to Temporal without being told the namespace']);
+    expect(
+      namespaceProblems(
+        sample({
+          api: { image: 'a:1.0', environment: { TEMPORAL_ADDRESS: 't:7233', TEMPORAL_NAMESPACE: ns } },
+          ui: {
+            image: 'u:1.0',
+            environment: { TEMPORAL_ADDRESS: 't:7233', TEMPORAL_DEFAULT_NAMESPACE: 'x' },
+          },
+        }),
+      ),
+    ).toEqual([`namespaces differ: api=${ns}, ui=x`]);
+    expect(namespaceProblems(compose)).toEqual([]);
+    expect(environmentOf(service('temporal-ui')).TEMPORAL_DEFAULT_NAMESPACE).toBe(ns);
+  });
+
+  it('lets run-once jobs, the schema job first, try again after a transient failure', () => {
+    const job = (restart?: string): ComposeFile =>
+      sample({
+        app: { image: 'a:1.0', depends_on: { job: { condition: 'service_completed_successfully' } } },
+        job: { image: 'j:1.0', ...(restart ? { restart } : {}) },
+      });
+    expect(oneShotRestartProblems(job())).toEqual(['job: run-once job without restart: on-failure']);
+    expect(oneShotRestartProblems(job('on-failure:5'))).toEqual([]);
+    expect(oneShotServices(compose)).toContain('temporal-schema');
+    expect(oneShotRestartProblems(compose)).toEqual([]);
+  });
+
+  it("marks the UI's CSRF cookie insecure exactly while the UI is on loopback only", () => {
+    const ui = (port: string, insecure: boolean): ComposeFile =>
+      sample({
+        ui: {
+          image: 'temporalio/ui:2.34.0',
+          ports: [port],
+          environment: insecure ? { TEMPORAL_CSRF_COOKIE_INSECURE: 'true' } : {},
+        },
+      });
+    expect(uiCookieProblems(ui('127.0.0.1:8233:8080', false))).toEqual([
+      'ui: Secure CSRF cookie on plain-http loopback',
+    ]);
+    expect(uiCookieProblems(ui('8233:8080', true))).toEqual(['ui: insecure CSRF cookie on a published port']);
+    expect(uiCookieProblems(compose)).toEqual([]);
+  });
+
+  it('builds the image of api and worker once, under one name', () => {
+    const build = { context: '.', dockerfile: 'Dockerfile' };
+    expect(sharedBuildProblems(sample({ api: { build }, worker: { build } }))).toEqual([
+      'api, worker: one build, not one image name',
+    ]);
+    expect(
+      sharedBuildProblems(sample({ api: { build, image: 'x:1' }, worker: { build, image: 'y:1' } })),
+    ).toEqual(['api, worker: one build, not one image name']);
+    expect(sharedBuildProblems(compose)).toEqual([]);
+    expect(service('api').image).toEqual(expect.any(String));
+    expect(service('worker').image).toBe(service('api').image);
+  });
+});
+
 describe('files the stack mounts', () => {
   const mounts = Object.entries(compose.services).flatMap(([name, entry]) =>
     bindSources(entry).map((source) => ({ name, source })),
@@ -491,6 +653,10 @@ describe('Dockerfile', () => {
     expect(bases.map((base) => [base, imagePinProblem(base)])).toEqual(
       bases.map((base) => [base, undefined]),
     );
+  });
+
+  it('builds on a Node line that still gets security fixes (22 or 24 LTS; 20 ended in April 2026)', () => {
+    expect(bases.filter((base) => !/^node:(22|24)\.\d+\.\d+-/.test(base))).toEqual([]);
   });
 
   it('builds on glibc, since the Temporal SDK does not run on musl', () => {

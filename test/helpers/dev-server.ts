@@ -30,11 +30,8 @@ function findCli(): string | undefined {
   }
 }
 
-export async function startTestServer(): Promise<TestServer> {
-  const cli = findCli();
-  const cliPath = cli ?? 'temporal';
-  const running = process.env.TEMPORAL_TEST_ADDRESS;
-  if (running) return { address: running, cliPath, stop: async () => undefined };
+/** Starts a dev server of its own (never TEMPORAL_TEST_ADDRESS's), configured as the service needs. */
+export async function startDevServer(cli: string | undefined = findCli()): Promise<TestServer> {
   const env = await TestWorkflowEnvironment.createLocal({
     server: {
       executable: cli ? { type: 'existing-path', path: cli } : { type: 'cached-download' },
@@ -43,7 +40,15 @@ export async function startTestServer(): Promise<TestServer> {
       extraArgs: [...dynamicConfigArgs(), ...sqlitePragmaArgs(), '--log-level', 'error'],
     },
   });
-  return { address: env.address, cliPath, stop: () => env.teardown() };
+  return { address: env.address, cliPath: cli ?? 'temporal', stop: () => env.teardown() };
+}
+
+/** The server of a test run: TEMPORAL_TEST_ADDRESS's when set, else one of its own. */
+export async function startTestServer(): Promise<TestServer> {
+  const cli = findCli();
+  const running = process.env.TEMPORAL_TEST_ADDRESS;
+  if (running) return { address: running, cliPath: cli ?? 'temporal', stop: async () => undefined };
+  return startDevServer(cli);
 }
 
 /** Bundles the workflow code into a temporary file that workers load by path. */

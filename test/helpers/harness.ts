@@ -6,13 +6,13 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, renameSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Client, Connection } from '@temporalio/client';
+import { Client, Connection, type DataConverter } from '@temporalio/client';
 import { NativeConnection, Runtime, type Worker } from '@temporalio/worker';
 import type { FastifyInstance, InjectOptions } from 'fastify';
 import { pino } from 'pino';
 import { inject } from 'vitest';
 import { buildApp } from '../../src/api/app.js';
-import { ApiMetrics, GAUGED_STATUSES } from '../../src/api/metrics.js';
+import { ApiMetrics, taskCountsReader } from '../../src/api/metrics.js';
 import type { Task } from '../../src/api/schemas/tasks.js';
 import { TaskService } from '../../src/api/task-service.js';
 import { KeyStore } from '../../src/auth/key-store.js';
@@ -20,8 +20,12 @@ import { hashKey, mintKey, type KeyEntry, type KeysFile } from '../../src/auth/k
 import { loadConfig, type Config } from '../../src/config.js';
 import { Policies, type PolicyFile } from '../../src/policies.js';
 import { WorkerMetrics } from '../../src/worker/metrics.js';
-import { createTaskWorkers, runWorkers } from '../../src/worker/workers.js';
+import { callbackDepsFromConfig, createTaskWorkers, runWorkers } from '../../src/worker/workers.js';
+import type { Resolver } from '../../src/security/callback-guard.js';
+import { loadPayloadKeyring } from '../../src/security/payload-codec.js';
+import { createDataConverter } from '../../src/temporal/data-converter.js';
 import { CallbackReceiver } from './receiver.js';
+import { TEST_ENV } from './test-env.js';
 
 let runtimeInstalled = false;
 /** Installs a silent Temporal runtime; first, before anything else of the SDK runs in this process. */
@@ -47,6 +51,8 @@ export type TestKey = Omit<KeyEntry, 'id' | 'hash'>;
 export interface HarnessOptions {
   policies?: PolicyFile;
   env?: Record<string, string>;
+  /** Stands in for DNS in the API's create check and the worker's connection pool. */
+  resolve?: Resolver;
   /** Server and workflow bundle outside vitest (the history recorder); the test run's by default. */
   server?: { address: string; workflowBundlePath: string };
   /** API keys by a name of the test's choosing: written to a keys file the API reloads; auth on. */
@@ -100,6 +106,9 @@ export class Harness {
   private nativeConnection!: NativeConnection;
   private workflowBundlePath!: string;
   private workers: Worker[] = [];
+  private resolve: Resolver | undefined;
+  /** Failure converter and, when the env configures keys, encryption: as the API and worker build it. */
+  dataConverter!: DataConverter;
   private running: Promise<void> | undefined;
 
   static async start(options: HarnessOptions = {}): Promise<Harness> {
@@ -122,9 +131,12 @@ export class Harness {
       TEMPORAL_ADDRESS: address,
       TASK_QUEUE: this.taskQueue,
       LOG_LEVEL: options.captureLogs ? 'info' : 'silent',
+      ...TEST_ENV,
       ...(this.keysFile ? { API_KEYS_FILE: this.keysFile } : {}),
       ...options.env,
     });
+    this.resolve = options.resolve;
+    this.dataConverter = createDataConverter(loadPayloadKeyring(this.config.encryption));
     const logger = pino(
       { level: this.config.logLevel },
       {
@@ -141,32 +153,33 @@ export class Harness {
     this.policies = new Policies(options.policies ?? {});
     this.receiver = await CallbackReceiver.start();
     this.connection = await Connection.connect({ address });
-    this.client = new Client({ connection: this.connection });
+    this.client = new Client({ connection: this.connection, dataConverter: this.dataConverter });
     this.nativeConnection = await NativeConnection.connect({ address });
     this.tasks = new TaskService({
       connection: this.connection,
       config: this.config,
       policies: this.policies,
+      dataConverter: this.dataConverter,
+      ...(this.resolve ? { resolve: this.resolve } : {}),
     });
     const metrics = new ApiMetrics({
-      readCounts: async () => ({
-        byStatus: await this.tasks.countByStatus(GAUGED_STATUSES),
-        oldestOverdueSeconds: 0,
-      }),
+      readCounts: taskCountsReader(this.tasks, this.config.limits.maxScheduleAheadSeconds * 1000),
       cacheMs: 0,
     });
+    const codec = this.dataConverter.payloadCodecs?.[0];
     this.app = await buildApp({
       config: this.config,
       tasks: this.tasks,
       metrics,
       keys: this.keyStore,
       logger: options.captureLogs ? logger : false,
+      ...(codec ? { codec } : {}),
     });
     await this.startWorkers();
   }
 
-  /** Starts the workers (again, after stopWorkers). */
-  async startWorkers(): Promise<void> {
+  /** Starts the workers (again, after stopWorkers), with another data converter if given (key rotation). */
+  async startWorkers(dataConverter: DataConverter = this.dataConverter): Promise<void> {
     this.workers = await createTaskWorkers({
       connection: this.nativeConnection,
       namespace: this.config.temporal.namespace,
@@ -174,6 +187,11 @@ export class Harness {
       policies: this.policies,
       metrics: this.workerMetrics,
       workflowBundle: { codePath: this.workflowBundlePath },
+      dataConverter,
+      callbackDeps: {
+        ...callbackDepsFromConfig(this.config),
+        ...(this.resolve ? { resolve: this.resolve } : {}),
+      },
     });
     this.running = runWorkers(this.workers);
   }

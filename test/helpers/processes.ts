@@ -4,6 +4,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
+import { TEST_ENV } from './test-env.js';
 import { waitFor } from './wait.js';
 
 export async function freePort(): Promise<number> {
@@ -28,7 +29,8 @@ export class ServiceProcess {
     env: Record<string, string>,
   ) {
     this.child = spawn(process.execPath, ['--import', 'tsx', entry], {
-      env: { ...process.env, ...env },
+      // Loopback receivers allowed and a signing secret set (test-env.ts), unless `env` says otherwise.
+      env: { ...process.env, ...TEST_ENV, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let buffered = '';

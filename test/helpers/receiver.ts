@@ -7,9 +7,12 @@ import type { CallbackBody } from '../../src/activities/callback.js';
 import { waitFor } from './wait.js';
 
 export interface ReceivedCallback {
+  method: string;
   path: string;
   headers: IncomingHttpHeaders;
   body: CallbackBody;
+  /** The body as sent, byte for byte (what a signature covers). */
+  raw: string;
   /** Arrival time, epoch ms. */
   at: number;
 }
@@ -35,8 +38,16 @@ export class CallbackReceiver {
       const chunks: Buffer[] = [];
       req.on('data', (chunk: Buffer) => chunks.push(chunk));
       req.on('end', () => {
-        const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as ReceivedCallback['body'];
-        this.received.push({ path: req.url ?? '/', headers: req.headers, body, at: Date.now() });
+        const raw = Buffer.concat(chunks).toString('utf8');
+        const body = JSON.parse(raw) as ReceivedCallback['body'];
+        this.received.push({
+          method: req.method ?? '',
+          path: req.url ?? '/',
+          headers: req.headers,
+          body,
+          raw,
+          at: Date.now(),
+        });
         const script = this.scripts.get(body.taskId) ?? this.scripts.get(req.url ?? '/') ?? [{ status: 200 }];
         const index = this.received.filter((r) => r.body.taskId === body.taskId).length - 1;
         const answer = script[Math.min(index, script.length - 1)] ?? { status: 200 };

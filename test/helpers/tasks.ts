@@ -27,6 +27,17 @@ export async function waitForStatus(
   );
 }
 
+/** Polls GET /api/v1/tasks/{id} until the task is RUNNING and waiting for its next attempt. */
+export async function waitUntilRetrying(h: Harness, taskId: string, timeoutMs = 30_000): Promise<Task> {
+  return waitFor(
+    async () => {
+      const { body } = await h.get(taskId);
+      return body.status === 'RUNNING' && body.nextAttemptAt !== null && body;
+    },
+    { timeoutMs, intervalMs: 100, what: `task ${taskId} to wait for its next attempt` },
+  );
+}
+
 /** GET /api/v1/tasks with a query; fails on anything but 200. */
 export async function listTasks(h: Harness, query: Record<string, string | number>): Promise<TaskSummary[]> {
   const search = new URLSearchParams(

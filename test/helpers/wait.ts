@@ -13,6 +13,8 @@ export async function waitFor<T>(
     try {
       const value = await probe();
       if (value !== undefined && value !== false) return value;
+      // Only the latest check's error says why the wait failed; an earlier one may be long gone.
+      lastError = undefined;
     } catch (err) {
       lastError = err;
     }

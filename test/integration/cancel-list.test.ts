@@ -1,15 +1,13 @@
 /**
  * Cancel (API signal, CLI signal, CLI workflow cancel) and list by status and type.
  */
-import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Harness } from '../helpers/harness.js';
-import { waitForStatus } from '../helpers/tasks.js';
+import { temporalOk } from '../helpers/temporal-cli.js';
+import { waitForStatus, waitUntilRetrying } from '../helpers/tasks.js';
 import { waitFor } from '../helpers/wait.js';
 
-const run = promisify(execFile);
 let h: Harness;
 beforeAll(async () => {
   h = await Harness.start();
@@ -18,10 +16,7 @@ afterAll(async () => {
   await h?.stop();
 });
 
-async function temporalCli(...args: string[]): Promise<string> {
-  const { stdout } = await run(inject('temporalCliPath'), [...args, '--address', inject('temporalAddress')]);
-  return stdout;
-}
+const temporalCli = (...args: string[]): Promise<string> => temporalOk(args);
 
 describe('cancel', () => {
   it('a SCHEDULED task never calls back; cancelling again is a no-op', async () => {
@@ -54,10 +49,7 @@ describe('cancel', () => {
       maxRetries: 10,
     });
     await h.receiver.waitForCalls(taskId, 1);
-    const retrying = await waitFor(async () => {
-      const { body } = await h.get(taskId);
-      return body.status === 'RUNNING' && body.nextAttemptAt !== null && body;
-    });
+    const retrying = await waitUntilRetrying(h, taskId);
 
     const cancelled = await h.post(`/api/v1/tasks/${taskId}/cancel`);
     expect(cancelled.status).toBe(200);

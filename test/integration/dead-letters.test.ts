@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BatchJob, Task } from '../../src/api/schemas/tasks.js';
 import { Harness } from '../helpers/harness.js';
 import type { ScriptedResponse } from '../helpers/receiver.js';
-import { uniqueId, waitForList, waitForStatus } from '../helpers/tasks.js';
+import { uniqueId, waitForList, waitForStatus, waitUntilRetrying } from '../helpers/tasks.js';
 import { runsOf, temporalOk } from '../helpers/temporal-cli.js';
 import { waitFor } from '../helpers/wait.js';
 
@@ -205,7 +205,7 @@ describe('replay of one task', () => {
           callbackUrl: h.receiver.url,
           maxRetries: 1,
         });
-        await waitFor(async () => (await h.get(taskId)).body.nextAttemptAt !== null);
+        await waitUntilRetrying(h, taskId);
         return taskId;
       },
     },

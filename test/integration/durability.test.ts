@@ -10,6 +10,7 @@ import { loadConfig } from '../../src/config.js';
 import { Policies } from '../../src/policies.js';
 import { Connection } from '@temporalio/client';
 import { Harness } from '../helpers/harness.js';
+import { TEST_ENV } from '../helpers/test-env.js';
 import { waitForStatus } from '../helpers/tasks.js';
 import { waitFor } from '../helpers/wait.js';
 
@@ -54,6 +55,7 @@ describe('Temporal unreachable', () => {
       TEMPORAL_ADDRESS: '127.0.0.1:1',
       TEMPORAL_RPC_TIMEOUT_MS: '1000',
       LOG_LEVEL: 'silent',
+      ...TEST_ENV,
     });
     const connection = Connection.lazy({ address: config.temporal.address });
     const tasks = new TaskService({ connection, config, policies: new Policies() });

@@ -3,7 +3,7 @@ import { toTraceparent } from '../../src/activities/callback.js';
 import { classifyResponse, parseRetryAfter } from '../../src/activities/classify.js';
 import { checkNumbers } from '../../src/api/json-body.js';
 import { oldestAgeSeconds } from '../../src/api/metrics.js';
-import { retryDelayMs } from '../../src/shared/backoff.js';
+import { retryDelayMs, withinTotalTime, type RetryPolicy } from '../../src/shared/backoff.js';
 
 const now = Date.parse('2026-12-02T10:00:00Z');
 
@@ -53,6 +53,59 @@ describe('retryDelayMs', () => {
   ])('retry $retry (Retry-After $retryAfter) → $expected ms', ({ retry, retryAfter, expected }) => {
     expect(retryDelayMs(retry, retryAfter)).toBe(expected);
   });
+});
+
+describe("retryDelayMs under a type's retry policy", () => {
+  const twoTier: RetryPolicy = {
+    immediateRetries: 2,
+    initialIntervalMs: 30_000,
+    multiplier: 2,
+    maxIntervalMs: 120_000,
+  };
+  it.each([
+    { retry: 1, expected: 0 },
+    { retry: 2, expected: 0 },
+    { retry: 3, expected: 30_000 },
+    { retry: 4, expected: 60_000 },
+    { retry: 5, expected: 120_000 },
+    { retry: 9, expected: 120_000 },
+    { retry: 1, retryAfter: 5000, expected: 5000 },
+    { retry: 3, retryAfter: 5000, expected: 30_000 },
+    { retry: 5, retryAfter: 300_000, expected: 300_000 },
+    { retry: 5, retryAfter: 3_600_000, expected: 600_000 },
+  ])('two-tier: retry $retry (Retry-After $retryAfter) → $expected ms', ({ retry, retryAfter, expected }) => {
+    expect(retryDelayMs(retry, retryAfter, twoTier)).toBe(expected);
+  });
+
+  it('lets a policy cap above 10 minutes bound Retry-After', () => {
+    const slow: RetryPolicy = {
+      immediateRetries: 0,
+      initialIntervalMs: 60_000,
+      multiplier: 1,
+      maxIntervalMs: 3_600_000,
+    };
+    expect(retryDelayMs(1, 1_800_000, slow)).toBe(1_800_000);
+    expect(retryDelayMs(1, 7_200_000, slow)).toBe(3_600_000);
+  });
+
+  it.each([
+    { maxTotalSeconds: undefined, now: 1e9, delay: 1e9, expected: true },
+    { maxTotalSeconds: 10, now: 5000, delay: 5000, expected: true },
+    { maxTotalSeconds: 10, now: 5000, delay: 5001, expected: false },
+    { maxTotalSeconds: 10, now: 11_000, delay: 0, expected: false },
+  ])(
+    'maxTotalSeconds $maxTotalSeconds: next attempt at $now + $delay ms → $expected',
+    ({ maxTotalSeconds, now, delay, expected }) => {
+      const policy: RetryPolicy = {
+        immediateRetries: 0,
+        initialIntervalMs: 1,
+        multiplier: 1,
+        maxIntervalMs: 1,
+        maxTotalSeconds,
+      };
+      expect(withinTotalTime(policy, 0, now, delay)).toBe(expected);
+    },
+  );
 });
 
 describe('toTraceparent', () => {

@@ -124,7 +124,9 @@ describe('checkCallbackUrl', () => {
 
   it.each([
     { url: 'https://example.com/cb', policy, ok: true },
-    { url: 'http://127.0.0.1:8080/cb', policy, ok: true },
+    // Loopback is refused unless CALLBACK_ALLOW_CIDRS allows it (test/unit/callback-guard.test.ts).
+    { url: 'http://127.0.0.1:8080/cb', policy, ok: false },
+    { url: 'http://user:secret@example.com/cb', policy, ok: false },
     { url: 'ftp://example.com/cb', policy, ok: false },
     { url: '/relative', policy, ok: false },
     { url: 'not a url', policy, ok: false },
@@ -173,6 +175,7 @@ describe('buildTaskSpec', () => {
       priority: 3,
       createdAt: '2026-12-02T10:00:00.000Z',
       callbackTaskQueue: 'q.callbacks._default',
+      retryPolicy: { initialIntervalMs: 1000, multiplier: 2, maxIntervalMs: 600_000, immediateRetries: 0 },
     });
   });
 

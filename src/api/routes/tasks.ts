@@ -59,7 +59,13 @@ export const taskRoutes: FastifyPluginAsyncTypebox<TaskRoutesOptions> = async (a
       const { task, created } = await tasks.create(request.principal, request.body);
       auditTask(request, task);
       request.log.info(
-        { taskId: task.taskId, taskType: task.taskType, traceId: task.traceId, created },
+        {
+          taskId: task.taskId,
+          taskType: task.taskType,
+          traceId: task.traceId,
+          callbackUrl: task.callbackUrl,
+          created,
+        },
         created ? 'task created' : 'task exists',
       );
       if (!created) return reply.code(200).send(task);

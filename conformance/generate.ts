@@ -1,0 +1,880 @@
+/**
+ * Writes conformance/client/*.json and conformance/callbacks/*.json reproducibly (fixed secrets,
+ * ids and timestamps). Callback signatures come from the published `standardwebhooks` package, an
+ * implementation independent of every SDK here. Run: `npx tsx conformance/generate.ts`.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { format } from 'prettier';
+import { Webhook } from 'standardwebhooks';
+
+const here = fileURLToPath(new URL('.', import.meta.url));
+
+/** Written as Prettier formats it, so `npm run lint` and a rerun agree byte for byte. */
+async function write(folder: string, name: string, cases: unknown[]): Promise<void> {
+  mkdirSync(`${here}${folder}`, { recursive: true });
+  const text = await format(JSON.stringify(cases), { parser: 'json', printWidth: 110 });
+  writeFileSync(`${here}${folder}/${name}.json`, text);
+}
+
+// ---------------------------------------------------------------- client vectors
+
+const UUID = { $match: 'uuid' };
+const JSON_HEADERS = { 'content-type': 'application/json' };
+
+function task(overrides: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    taskId: 't-1',
+    taskType: 'order.close',
+    status: 'SCHEDULED',
+    executeAt: '2026-12-03T10:30:00.000Z',
+    createdAt: '2026-12-03T10:00:00.000Z',
+    payload: { a: 1 },
+    payloadVersion: 1,
+    callbackUrl: 'http://127.0.0.1:9/cb',
+    maxRetries: 3,
+    timeoutMs: 30000,
+    traceId: null,
+    priority: 3,
+    attempts: 0,
+    lastError: null,
+    nextAttemptAt: null,
+    firedAt: null,
+    completedAt: null,
+    ...overrides,
+  };
+}
+
+function summary(taskId: string): Record<string, unknown> {
+  return {
+    taskId,
+    taskType: 'order.close',
+    status: 'FAILED',
+    executeAt: '2026-12-03T10:30:00.000Z',
+    createdAt: '2026-12-03T10:00:00.000Z',
+    callbackUrl: 'http://127.0.0.1:9/cb',
+    priority: 3,
+    attempts: 4,
+    lastError: { message: 'callback answered 500', statusCode: 500 },
+    completedAt: '2026-12-03T10:31:00.000Z',
+  };
+}
+
+function ok(body: unknown, status = 200, headers: Record<string, string> = {}) {
+  return { status, headers: { ...JSON_HEADERS, ...headers }, body };
+}
+
+function apiError(status: number, code: string, message: string, details?: unknown[], headers = {}) {
+  return ok({ error: { code, message, ...(details ? { details } : {}) } }, status, headers);
+}
+
+const CREATE_PATH = '/api/v1/tasks';
+const createRequest = (body: Record<string, unknown>, headers: Record<string, unknown> = {}) => ({
+  method: 'POST',
+  path: CREATE_PATH,
+  query: {},
+  headers: { 'content-type': 'application/json', ...headers },
+  body,
+});
+const baseInput = { taskType: 'order.close', payload: { a: 1 }, callbackUrl: 'http://127.0.0.1:9/cb' };
+
+/** A create refused before sending: no request, INVALID_ARGUMENT, status 0, one detail. */
+function refusedCreate(name: string, input: Record<string, unknown>, field: string) {
+  return {
+    name,
+    operation: 'create',
+    input,
+    requests: [],
+    responses: [],
+    expect: { error: { code: 'INVALID_ARGUMENT', status: 0, details: [{ field }] } },
+  };
+}
+
+const create = [
+  {
+    name: 'create with delay and generated task id, auth header and user agent',
+    operation: 'create',
+    options: { apiKey: 'dts_k1_secret' },
+    input: { ...baseInput, delaySeconds: { $duration: 1.5 } },
+    requests: [
+      createRequest(
+        { ...baseInput, delaySeconds: 1.5, taskId: UUID },
+        { authorization: 'Bearer dts_k1_secret', 'user-agent': { $match: 'userAgent' } },
+      ),
+    ],
+    responses: [ok(task(), 201)],
+    expect: { result: { created: true, task: task() } },
+  },
+  {
+    name: 'create without api key sends no authorization header',
+    operation: 'create',
+    input: { ...baseInput, taskId: 't-1', delaySeconds: { $duration: 0 } },
+    requests: [createRequest({ ...baseInput, taskId: 't-1', delaySeconds: 0 }, { authorization: null })],
+    responses: [ok(task(), 201)],
+    expect: { result: { created: true, task: { taskId: 't-1' } } },
+  },
+  {
+    name: 'create with every field; executeAt with an offset is sent as UTC with milliseconds; 200 means not created',
+    operation: 'create',
+    input: {
+      taskType: 'order.close',
+      payload: { orderId: '10023', amount: 12.5, tags: ['a', 'b'], nested: { ok: true, none: null } },
+      executeAt: { $time: '2026-12-03T18:30:00+08:00' },
+      callbackUrl: 'https://orders.example/cb',
+      taskId: 'order-10023-close',
+      maxRetries: 5,
+      timeoutMs: 2000,
+      payloadVersion: 2,
+      traceId: '4bf92f3577b34da6a3ce929d0e0e4736',
+      priority: 1,
+    },
+    requests: [
+      createRequest({
+        taskType: 'order.close',
+        payload: { orderId: '10023', amount: 12.5, tags: ['a', 'b'], nested: { ok: true, none: null } },
+        executeAt: '2026-12-03T10:30:00.000Z',
+        callbackUrl: 'https://orders.example/cb',
+        taskId: 'order-10023-close',
+        maxRetries: 5,
+        timeoutMs: 2000,
+        payloadVersion: 2,
+        traceId: '4bf92f3577b34da6a3ce929d0e0e4736',
+        priority: 1,
+      }),
+    ],
+    responses: [
+      ok(
+        task({
+          taskId: 'order-10023-close',
+          payloadVersion: 2,
+          maxRetries: 5,
+          timeoutMs: 2000,
+          priority: 1,
+          traceId: '4bf92f3577b34da6a3ce929d0e0e4736',
+        }),
+      ),
+    ],
+    expect: {
+      result: {
+        created: false,
+        task: {
+          taskId: 'order-10023-close',
+          executeAt: '2026-12-03T10:30:00.000Z',
+          traceId: '4bf92f3577b34da6a3ce929d0e0e4736',
+        },
+      },
+    },
+  },
+  {
+    name: 'create with executeAt in UTC keeps its milliseconds',
+    operation: 'create',
+    input: { ...baseInput, taskId: 't-1', executeAt: { $time: '2026-12-03T10:30:00.123Z' } },
+    requests: [createRequest({ ...baseInput, taskId: 't-1', executeAt: '2026-12-03T10:30:00.123Z' })],
+    responses: [ok(task({ executeAt: '2026-12-03T10:30:00.123Z' }), 201)],
+    expect: { result: { created: true, task: { executeAt: '2026-12-03T10:30:00.123Z' } } },
+  },
+  {
+    name: 'create with a fractional delay in milliseconds',
+    operation: 'create',
+    input: { ...baseInput, taskId: 't-1', delaySeconds: { $duration: 0.25 } },
+    requests: [createRequest({ ...baseInput, taskId: 't-1', delaySeconds: 0.25 })],
+    responses: [ok(task(), 201)],
+    expect: { result: { created: true } },
+  },
+  {
+    name: 'create with integers at ±(2^53-1) sends them exactly',
+    operation: 'create',
+    input: {
+      ...baseInput,
+      taskId: 't-1',
+      payload: { max: { $int: '9007199254740991' }, min: { $int: '-9007199254740991' }, small: 0.1 },
+      delaySeconds: { $duration: 1 },
+    },
+    requests: [
+      createRequest({
+        ...baseInput,
+        taskId: 't-1',
+        payload: { max: 9007199254740991, min: -9007199254740991, small: 0.1 },
+        delaySeconds: 1,
+      }),
+    ],
+    responses: [ok(task(), 201)],
+    expect: { result: { created: true } },
+  },
+  {
+    name: 'create answered with the response times parsed',
+    operation: 'create',
+    input: { ...baseInput, taskId: 't-1', delaySeconds: { $duration: 60 } },
+    requests: [createRequest({ ...baseInput, taskId: 't-1', delaySeconds: 60 })],
+    responses: [
+      ok(
+        task({
+          status: 'RUNNING',
+          attempts: 1,
+          lastError: { message: 'callback answered 503', statusCode: 503 },
+          nextAttemptAt: '2026-12-03T10:30:02.000Z',
+          firedAt: '2026-12-03T10:30:00.010Z',
+        }),
+      ),
+    ],
+    expect: {
+      result: {
+        created: false,
+        task: {
+          status: 'RUNNING',
+          attempts: 1,
+          lastError: { message: 'callback answered 503', statusCode: 503 },
+          nextAttemptAt: '2026-12-03T10:30:02.000Z',
+          firedAt: '2026-12-03T10:30:00.010Z',
+          completedAt: null,
+        },
+      },
+    },
+  },
+];
+
+const checks = [
+  refusedCreate(
+    'NaN nested in objects',
+    { ...baseInput, payload: { a: { b: { $float: 'NaN' } } }, delaySeconds: { $duration: 1 } },
+    'payload.a.b',
+  ),
+  refusedCreate(
+    'Infinity in an array',
+    { ...baseInput, payload: { items: [1, 2, { $float: 'Infinity' }] }, delaySeconds: { $duration: 1 } },
+    'payload.items.2',
+  ),
+  refusedCreate(
+    '-Infinity in an object in an array',
+    {
+      ...baseInput,
+      payload: { list: [{ v: 1 }, { v: { $float: '-Infinity' } }] },
+      delaySeconds: { $duration: 1 },
+    },
+    'payload.list.1.v',
+  ),
+  refusedCreate(
+    'integer 2^53',
+    { ...baseInput, payload: { id: { $int: '9007199254740992' } }, delaySeconds: { $duration: 1 } },
+    'payload.id',
+  ),
+  refusedCreate(
+    'integer -2^53 nested',
+    { ...baseInput, payload: { o: { n: { $int: '-9007199254740993' } } }, delaySeconds: { $duration: 1 } },
+    'payload.o.n',
+  ),
+  refusedCreate(
+    'big integer beyond 64 bits in an array',
+    {
+      ...baseInput,
+      payload: { ids: [{ $int: '123456789012345678901234567890' }] },
+      delaySeconds: { $duration: 1 },
+    },
+    'payload.ids.0',
+  ),
+  refusedCreate(
+    'float 1e300 (integral, beyond 2^53)',
+    { ...baseInput, payload: { big: { $float: '1e300' } }, delaySeconds: { $duration: 1 } },
+    'payload.big',
+  ),
+  refusedCreate(
+    'time without offset',
+    { ...baseInput, executeAt: { $localtime: '2026-12-03T18:30:00' } },
+    'executeAt',
+  ),
+  refusedCreate(
+    'both delaySeconds and executeAt',
+    { ...baseInput, delaySeconds: { $duration: 1 }, executeAt: { $time: '2026-12-03T10:30:00Z' } },
+    'delaySeconds',
+  ),
+  refusedCreate('neither delaySeconds nor executeAt', { ...baseInput }, 'delaySeconds'),
+  refusedCreate('negative delay', { ...baseInput, delaySeconds: { $duration: -1 } }, 'delaySeconds'),
+  refusedCreate(
+    'payload an array',
+    { ...baseInput, payload: [1, 2], delaySeconds: { $duration: 1 } },
+    'payload',
+  ),
+  refusedCreate(
+    'payload a string',
+    { ...baseInput, payload: 'x', delaySeconds: { $duration: 1 } },
+    'payload',
+  ),
+  refusedCreate('payload a number', { ...baseInput, payload: 3, delaySeconds: { $duration: 1 } }, 'payload'),
+  ...[
+    [
+      'reschedule with both',
+      { taskId: 't-1', delaySeconds: { $duration: 1 }, executeAt: { $time: '2026-12-03T10:30:00Z' } },
+      'delaySeconds',
+    ],
+    ['reschedule with neither', { taskId: 't-1' }, 'delaySeconds'],
+    [
+      'reschedule with a negative delay',
+      { taskId: 't-1', delaySeconds: { $duration: -0.5 } },
+      'delaySeconds',
+    ],
+    [
+      'reschedule to a time without offset',
+      { taskId: 't-1', executeAt: { $localtime: '2026-12-03T18:30:00' } },
+      'executeAt',
+    ],
+  ].map(([name, input, field]) => ({
+    name: name as string,
+    operation: 'reschedule',
+    input,
+    requests: [],
+    responses: [],
+    expect: { error: { code: 'INVALID_ARGUMENT', status: 0, details: [{ field }] } },
+  })),
+  ...[
+    ['replay with NaN in the new payload', { taskId: 't-1', payload: { x: { $float: 'NaN' } } }, 'payload.x'],
+    ['replay with a non-object payload', { taskId: 't-1', payload: ['x'] }, 'payload'],
+    [
+      'replay with both delaySeconds and executeAt',
+      { taskId: 't-1', delaySeconds: { $duration: 1 }, executeAt: { $time: '2026-12-03T10:30:00Z' } },
+      'delaySeconds',
+    ],
+    ['replay with a negative delay', { taskId: 't-1', delaySeconds: { $duration: -1 } }, 'delaySeconds'],
+  ].map(([name, input, field]) => ({
+    name: name as string,
+    operation: 'replay',
+    input,
+    requests: [],
+    responses: [],
+    expect: { error: { code: 'INVALID_ARGUMENT', status: 0, details: [{ field }] } },
+  })),
+];
+
+const noBody = (method: string, path: string, query: Record<string, string> = {}) => ({
+  method,
+  path,
+  query,
+  headers: { 'user-agent': { $match: 'userAgent' } },
+  body: null,
+});
+const jsonBody = (path: string, body: unknown) => ({
+  method: 'POST',
+  path,
+  query: {},
+  headers: { 'content-type': 'application/json' },
+  body,
+});
+
+const operations = [
+  {
+    name: 'get',
+    operation: 'get',
+    options: { apiKey: 'dts_k1_secret' },
+    input: { taskId: 't-1' },
+    requests: [{ ...noBody('GET', '/api/v1/tasks/t-1'), headers: { authorization: 'Bearer dts_k1_secret' } }],
+    responses: [
+      ok(
+        task({
+          status: 'SUCCEEDED',
+          attempts: 1,
+          firedAt: '2026-12-03T10:30:00.005Z',
+          completedAt: '2026-12-03T10:30:00.120Z',
+        }),
+      ),
+    ],
+    expect: {
+      result: task({
+        status: 'SUCCEEDED',
+        attempts: 1,
+        firedAt: '2026-12-03T10:30:00.005Z',
+        completedAt: '2026-12-03T10:30:00.120Z',
+      }),
+    },
+  },
+  {
+    name: 'get percent-encodes the task id as one path segment',
+    operation: 'get',
+    input: { taskId: 'tâche 1/2?#%' },
+    requests: [noBody('GET', '/api/v1/tasks/t%C3%A2che%201%2F2%3F%23%25')],
+    responses: [apiError(404, 'TASK_NOT_FOUND', 'task not found')],
+    expect: { error: { code: 'TASK_NOT_FOUND', status: 404 } },
+  },
+  {
+    name: 'cancel posts no body',
+    operation: 'cancel',
+    input: { taskId: 'order-1.close_2' },
+    requests: [noBody('POST', '/api/v1/tasks/order-1.close_2/cancel')],
+    responses: [
+      ok(task({ taskId: 'order-1.close_2', status: 'CANCELLED', completedAt: '2026-12-03T10:05:00.000Z' })),
+    ],
+    expect: {
+      result: { taskId: 'order-1.close_2', status: 'CANCELLED', completedAt: '2026-12-03T10:05:00.000Z' },
+    },
+  },
+  {
+    name: 'reschedule with a delay',
+    operation: 'reschedule',
+    input: { taskId: 't-1', delaySeconds: { $duration: 600 } },
+    requests: [jsonBody('/api/v1/tasks/t-1/reschedule', { delaySeconds: 600 })],
+    responses: [ok(task({ executeAt: '2026-12-03T10:40:00.000Z' }))],
+    expect: { result: { taskId: 't-1', executeAt: '2026-12-03T10:40:00.000Z' } },
+  },
+  {
+    name: 'reschedule to a time with an offset',
+    operation: 'reschedule',
+    input: { taskId: 't-1', executeAt: { $time: '2026-12-03T11:00:00-05:00' } },
+    requests: [jsonBody('/api/v1/tasks/t-1/reschedule', { executeAt: '2026-12-03T16:00:00.000Z' })],
+    responses: [ok(task({ executeAt: '2026-12-03T16:00:00.000Z' }))],
+    expect: { result: { executeAt: '2026-12-03T16:00:00.000Z' } },
+  },
+  {
+    name: 'replay with no overrides sends an empty object',
+    operation: 'replay',
+    input: { taskId: 't-1' },
+    requests: [jsonBody('/api/v1/tasks/t-1/replay', {})],
+    responses: [ok(task({ status: 'SCHEDULED' }))],
+    expect: { result: { taskId: 't-1', status: 'SCHEDULED' } },
+  },
+  {
+    name: 'replay with every override',
+    operation: 'replay',
+    input: {
+      taskId: 't-1',
+      payload: { a: 2 },
+      payloadVersion: 3,
+      maxRetries: 0,
+      delaySeconds: { $duration: 2.5 },
+    },
+    requests: [
+      jsonBody('/api/v1/tasks/t-1/replay', {
+        payload: { a: 2 },
+        payloadVersion: 3,
+        maxRetries: 0,
+        delaySeconds: 2.5,
+      }),
+    ],
+    responses: [ok(task({ payload: { a: 2 }, payloadVersion: 3, maxRetries: 0 }))],
+    expect: { result: { payload: { a: 2 }, payloadVersion: 3, maxRetries: 0 } },
+  },
+  {
+    name: 'replay at a time',
+    operation: 'replay',
+    input: { taskId: 't-1', executeAt: { $time: '2026-12-03T10:30:00Z' } },
+    requests: [jsonBody('/api/v1/tasks/t-1/replay', { executeAt: '2026-12-03T10:30:00.000Z' })],
+    responses: [ok(task())],
+    expect: { result: { taskId: 't-1' } },
+  },
+  {
+    name: 'list one page with every filter',
+    operation: 'list',
+    input: { status: 'FAILED', taskType: 'order.close', pageSize: 2, pageToken: 'abc=' },
+    requests: [
+      noBody('GET', '/api/v1/tasks', {
+        status: 'FAILED',
+        taskType: 'order.close',
+        pageSize: '2',
+        pageToken: 'abc=',
+      }),
+    ],
+    responses: [ok({ tasks: [summary('t-1'), summary('t-2')], nextPageToken: 'next+/=' })],
+    expect: { result: { tasks: [summary('t-1'), summary('t-2')], nextPageToken: 'next+/=' } },
+  },
+  {
+    name: 'list with no filter sends no query',
+    operation: 'list',
+    input: {},
+    requests: [noBody('GET', '/api/v1/tasks')],
+    responses: [ok({ tasks: [], nextPageToken: null })],
+    expect: { result: { tasks: [], nextPageToken: null } },
+  },
+  {
+    name: 'listAll follows nextPageToken across two pages',
+    operation: 'listAll',
+    input: { status: 'FAILED', pageSize: 2 },
+    requests: [
+      noBody('GET', '/api/v1/tasks', { status: 'FAILED', pageSize: '2' }),
+      noBody('GET', '/api/v1/tasks', { status: 'FAILED', pageSize: '2', pageToken: 'p2 +/=' }),
+    ],
+    responses: [
+      ok({ tasks: [summary('t-1'), summary('t-2')], nextPageToken: 'p2 +/=' }),
+      ok({ tasks: [summary('t-3')], nextPageToken: null }),
+    ],
+    expect: {
+      result: {
+        tasks: [
+          { taskId: 't-1' },
+          { taskId: 't-2' },
+          { taskId: 't-3', completedAt: '2026-12-03T10:31:00.000Z' },
+        ],
+      },
+    },
+  },
+];
+
+const unavailable = () => apiError(503, 'UNAVAILABLE', 'Temporal is unreachable');
+const retries = [
+  {
+    name: 'create retried after 503 reuses the generated task id',
+    operation: 'create',
+    input: { ...baseInput, delaySeconds: { $duration: 5 } },
+    requests: [
+      createRequest({ ...baseInput, delaySeconds: 5, taskId: UUID }),
+      createRequest({ ...baseInput, delaySeconds: 5, taskId: UUID }),
+    ],
+    responses: [unavailable(), ok(task(), 201)],
+    expect: { result: { created: true } },
+  },
+  {
+    name: 'retry on 429 honours Retry-After',
+    operation: 'get',
+    input: { taskId: 't-1' },
+    requests: [noBody('GET', '/api/v1/tasks/t-1'), noBody('GET', '/api/v1/tasks/t-1')],
+    responses: [
+      apiError(429, 'RESOURCE_EXHAUSTED', 'slow down', undefined, { 'retry-after': '1' }),
+      ok(task()),
+    ],
+    expect: { result: { taskId: 't-1' }, minElapsedMs: 900 },
+  },
+  {
+    name: 'retry on 503 for cancel',
+    operation: 'cancel',
+    input: { taskId: 't-1' },
+    requests: [noBody('POST', '/api/v1/tasks/t-1/cancel'), noBody('POST', '/api/v1/tasks/t-1/cancel')],
+    responses: [unavailable(), ok(task({ status: 'CANCELLED' }))],
+    expect: { result: { status: 'CANCELLED' } },
+  },
+  {
+    name: '503 on every attempt: 4 attempts by default, then UNAVAILABLE',
+    operation: 'get',
+    input: { taskId: 't-1' },
+    requests: Array.from({ length: 4 }, () => noBody('GET', '/api/v1/tasks/t-1')),
+    responses: Array.from({ length: 4 }, unavailable),
+    expect: { error: { code: 'UNAVAILABLE', status: 503 } },
+  },
+  {
+    name: 'maxRetries 0 makes one attempt',
+    operation: 'get',
+    options: { maxRetries: 0 },
+    input: { taskId: 't-1' },
+    requests: [noBody('GET', '/api/v1/tasks/t-1')],
+    responses: [unavailable()],
+    expect: { error: { code: 'UNAVAILABLE', status: 503 } },
+  },
+  {
+    name: 'retries decided by status: a 503 with a non-JSON body is retried and ends as UNKNOWN',
+    operation: 'get',
+    options: { maxRetries: 1 },
+    input: { taskId: 't-1' },
+    requests: [noBody('GET', '/api/v1/tasks/t-1'), noBody('GET', '/api/v1/tasks/t-1')],
+    responses: [
+      {
+        status: 503,
+        headers: { 'content-type': 'text/html' },
+        bodyText: '<html>503 Service Unavailable</html>',
+      },
+      {
+        status: 503,
+        headers: { 'content-type': 'text/html' },
+        bodyText: '<html>503 Service Unavailable</html>',
+      },
+    ],
+    expect: { error: { code: 'UNKNOWN', status: 503 } },
+  },
+  ...[
+    [400, 'INVALID_ARGUMENT', [{ field: 'taskType', reason: 'must match pattern' }]],
+    [404, 'TASK_NOT_FOUND'],
+    [409, 'TASK_CONFLICT'],
+    [500, 'INTERNAL'],
+  ].map(([status, code, details]) => ({
+    name: `no retry on ${status} ${code as string}`,
+    operation: 'create',
+    input: { ...baseInput, taskId: 't-1', delaySeconds: { $duration: 1 } },
+    requests: [createRequest({ ...baseInput, taskId: 't-1', delaySeconds: 1 })],
+    responses: [
+      apiError(status as number, code as string, 'refused', details as unknown[] | undefined, {
+        'x-request-id': 'req-42',
+      }),
+    ],
+    expect: {
+      error: {
+        code,
+        status,
+        requestId: 'req-42',
+        ...(details
+          ? { details: (details as Array<{ field: string }>).map(({ field }) => ({ field })) }
+          : {}),
+      },
+    },
+  })),
+];
+
+const errors = [
+  {
+    name: 'an unknown error code passes through unchanged',
+    operation: 'get',
+    input: { taskId: 't-1' },
+    requests: [noBody('GET', '/api/v1/tasks/t-1')],
+    responses: [
+      apiError(422, 'QUOTA_EXCEEDED_FOR_TENANT', 'a code from a newer server', [
+        { field: 'tenant', reason: 'over quota' },
+      ]),
+    ],
+    expect: { error: { code: 'QUOTA_EXCEEDED_FOR_TENANT', status: 422, details: [{ field: 'tenant' }] } },
+  },
+  {
+    name: 'a non-JSON error body maps to UNKNOWN with the status',
+    operation: 'get',
+    input: { taskId: 't-1' },
+    requests: [noBody('GET', '/api/v1/tasks/t-1')],
+    responses: [
+      {
+        status: 502,
+        headers: { 'content-type': 'text/html' },
+        bodyText: '<html><body>Bad Gateway</body></html>',
+      },
+    ],
+    expect: { error: { code: 'UNKNOWN', status: 502 } },
+  },
+  {
+    name: 'a JSON error body without the error envelope maps to UNKNOWN',
+    operation: 'get',
+    input: { taskId: 't-1' },
+    requests: [noBody('GET', '/api/v1/tasks/t-1')],
+    responses: [ok({ message: 'not the API' }, 404)],
+    expect: { error: { code: 'UNKNOWN', status: 404 } },
+  },
+  {
+    name: 'UNAUTHENTICATED is not retried',
+    operation: 'list',
+    options: { apiKey: 'dts_k1_wrong' },
+    input: {},
+    requests: [{ ...noBody('GET', '/api/v1/tasks'), headers: { authorization: 'Bearer dts_k1_wrong' } }],
+    responses: [apiError(401, 'UNAUTHENTICATED', 'missing or invalid API key')],
+    expect: { error: { code: 'UNAUTHENTICATED', status: 401 } },
+  },
+  {
+    name: 'PERMISSION_DENIED is not retried',
+    operation: 'cancel',
+    input: { taskId: 't-1' },
+    requests: [noBody('POST', '/api/v1/tasks/t-1/cancel')],
+    responses: [apiError(403, 'PERMISSION_DENIED', 'not your task')],
+    expect: { error: { code: 'PERMISSION_DENIED', status: 403 } },
+  },
+  {
+    name: 'FAILED_PRECONDITION on reschedule keeps its details',
+    operation: 'reschedule',
+    input: { taskId: 't-1', delaySeconds: { $duration: 10 } },
+    requests: [jsonBody('/api/v1/tasks/t-1/reschedule', { delaySeconds: 10 })],
+    responses: [
+      apiError(409, 'FAILED_PRECONDITION', 'only a SCHEDULED task can be rescheduled', [
+        { field: 'status', reason: 'is SUCCEEDED' },
+      ]),
+    ],
+    expect: { error: { code: 'FAILED_PRECONDITION', status: 409, details: [{ field: 'status' }] } },
+  },
+];
+
+await write('client', 'create', create);
+await write('client', 'checks', checks);
+await write('client', 'operations', operations);
+await write('client', 'retries', retries);
+await write('client', 'errors', errors);
+
+// ---------------------------------------------------------------- callback vectors
+
+const SECRET = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
+const OLD_SECRET = 'whsec_bm90IGEgcmVhbCBzZWNyZXQsIGp1c3QgdGhlIG9sZCBvbmU=';
+const OTHER_SECRET = 'whsec_c29tZSBvdGhlciBzZXJ2aWNlJ3Mgc2VjcmV0IGtleQ==';
+const NOW = 1764756000; // 2025-12-03T10:00:00Z
+const MSG_ID = 'msg_2tZ1v0Xk9Yq';
+
+const callbackBody = (overrides: Record<string, unknown> = {}) =>
+  JSON.stringify({
+    taskId: 'order-10023-close',
+    taskType: 'order.close',
+    payload: { orderId: '10023', amount: 12.5 },
+    payloadVersion: 1,
+    executeAt: '2025-12-03T10:00:00.000Z',
+    attempt: 1,
+    traceId: null,
+    ...overrides,
+  });
+const expectedCallback = {
+  taskId: 'order-10023-close',
+  taskType: 'order.close',
+  payload: { orderId: '10023', amount: 12.5 },
+  payloadVersion: 1,
+  executeAt: '2025-12-03T10:00:00.000Z',
+  attempt: 1,
+  traceId: null,
+};
+
+function sign(secret: string, id: string, timestamp: number, body: string): string {
+  return new Webhook(secret).sign(id, new Date(timestamp * 1000), body);
+}
+
+function headers(signature: string, timestamp = NOW, id = MSG_ID): Record<string, string> {
+  return {
+    'content-type': 'application/json',
+    'idempotency-key': 'order-10023-close',
+    'x-task-id': 'order-10023-close',
+    'x-task-type': 'order.close',
+    'x-task-attempt': '1',
+    'webhook-id': id,
+    'webhook-timestamp': String(timestamp),
+    'webhook-signature': signature,
+  };
+}
+
+function signedCase(
+  name: string,
+  opts: {
+    secrets?: string[];
+    timestamp?: number;
+    body?: string;
+    signer?: string;
+    expect: unknown;
+    tolerance?: number;
+  },
+) {
+  const timestamp = opts.timestamp ?? NOW;
+  const body = opts.body ?? callbackBody();
+  return {
+    name,
+    secrets: opts.secrets ?? [SECRET],
+    now: NOW,
+    toleranceSeconds: opts.tolerance ?? 300,
+    headers: headers(sign(opts.signer ?? SECRET, MSG_ID, timestamp, body), timestamp),
+    body,
+    expect: opts.expect,
+  };
+}
+
+const valid = { callback: expectedCallback };
+const goodSignature = sign(SECRET, MSG_ID, NOW, callbackBody());
+const withoutHeader = (name: string) => {
+  const all = headers(goodSignature);
+  delete all[name];
+  return {
+    name: `missing ${name}`,
+    secrets: [SECRET],
+    now: NOW,
+    toleranceSeconds: 300,
+    headers: all,
+    body: callbackBody(),
+    expect: { error: 'missing_header' },
+  };
+};
+
+const callbacks = [
+  signedCase('valid signature', { expect: valid }),
+  signedCase('valid with a trace id and a later attempt', {
+    body: callbackBody({ traceId: 'trace-1', attempt: 3, payloadVersion: 2 }),
+    expect: { callback: { ...expectedCallback, traceId: 'trace-1', attempt: 3, payloadVersion: 2 } },
+  }),
+  signedCase('rotation: two secrets, signed by the old one', {
+    secrets: [SECRET, OLD_SECRET],
+    signer: OLD_SECRET,
+    expect: valid,
+  }),
+  {
+    name: 'rotation: header with two signatures, the second one valid',
+    secrets: [SECRET],
+    now: NOW,
+    toleranceSeconds: 300,
+    headers: headers(`${sign(OTHER_SECRET, MSG_ID, NOW, callbackBody())} ${goodSignature}`),
+    body: callbackBody(),
+    expect: valid,
+  },
+  signedCase('signed by another secret', {
+    signer: OTHER_SECRET,
+    expect: { error: 'no_matching_signature' },
+  }),
+  {
+    name: 'tampered body',
+    secrets: [SECRET],
+    now: NOW,
+    toleranceSeconds: 300,
+    headers: headers(goodSignature),
+    body: callbackBody({ payload: { orderId: '10024', amount: 12.5 } }),
+    expect: { error: 'no_matching_signature' },
+  },
+  {
+    name: 'tampered timestamp (within tolerance)',
+    secrets: [SECRET],
+    now: NOW,
+    toleranceSeconds: 300,
+    headers: headers(goodSignature, NOW + 1),
+    body: callbackBody(),
+    expect: { error: 'no_matching_signature' },
+  },
+  {
+    name: 'tampered webhook-id',
+    secrets: [SECRET],
+    now: NOW,
+    toleranceSeconds: 300,
+    headers: headers(goodSignature, NOW, 'msg_other'),
+    body: callbackBody(),
+    expect: { error: 'no_matching_signature' },
+  },
+  signedCase('timestamp exactly the tolerance old passes', { timestamp: NOW - 300, expect: valid }),
+  signedCase('timestamp too old', { timestamp: NOW - 301, expect: { error: 'timestamp_too_old' } }),
+  signedCase('timestamp exactly the tolerance ahead passes', { timestamp: NOW + 300, expect: valid }),
+  signedCase('timestamp too new', { timestamp: NOW + 301, expect: { error: 'timestamp_too_new' } }),
+  signedCase('custom tolerance of 10 s', {
+    timestamp: NOW - 11,
+    tolerance: 10,
+    expect: { error: 'timestamp_too_old' },
+  }),
+  {
+    name: 'timestamp not an integer',
+    secrets: [SECRET],
+    now: NOW,
+    toleranceSeconds: 300,
+    headers: headers(goodSignature, 'soon' as unknown as number),
+    body: callbackBody(),
+    expect: { error: 'invalid_timestamp' },
+  },
+  withoutHeader('webhook-id'),
+  withoutHeader('webhook-timestamp'),
+  withoutHeader('webhook-signature'),
+  signedCase('secret without the whsec_ prefix', {
+    secrets: [SECRET.slice('whsec_'.length)],
+    expect: { error: 'invalid_secret' },
+  }),
+  signedCase('secret with a wrong prefix', {
+    secrets: [`wh_${SECRET.slice('whsec_'.length)}`],
+    expect: { error: 'invalid_secret' },
+  }),
+  signedCase('secret not base64', { secrets: ['whsec_not base64!'], expect: { error: 'invalid_secret' } }),
+  {
+    name: 'a non-v1 signature is ignored',
+    secrets: [SECRET],
+    now: NOW,
+    toleranceSeconds: 300,
+    headers: headers(goodSignature.replace(/^v1,/, 'v2,')),
+    body: callbackBody(),
+    expect: { error: 'no_matching_signature' },
+  },
+  {
+    name: 'a non-v1 entry next to a valid v1 one',
+    secrets: [SECRET],
+    now: NOW,
+    toleranceSeconds: 300,
+    headers: headers(`v1a,${goodSignature.slice(3)} ${goodSignature}`),
+    body: callbackBody(),
+    expect: valid,
+  },
+  signedCase('invalid JSON body (signed)', {
+    body: '{"taskId": "order-10023-close",',
+    expect: { error: 'invalid_body' },
+  }),
+  signedCase('JSON body not an object (signed)', { body: '[1,2,3]', expect: { error: 'invalid_body' } }),
+  signedCase('big integer in the payload kept exact', {
+    // JSON.stringify cannot write a 20-digit integer: put its digits in place of a marker.
+    body: callbackBody({ payload: { orderId: 'BIG', ratio: 0.1 } }).replace('"BIG"', '12345678901234567890'),
+    expect: {
+      callback: { ...expectedCallback, payload: { orderId: { $int: '12345678901234567890' }, ratio: 0.1 } },
+    },
+  }),
+  signedCase('unicode body signed over its UTF-8 bytes', {
+    body: callbackBody({ payload: { note: 'café ✓ 日本' } }),
+    expect: { callback: { ...expectedCallback, payload: { note: 'café ✓ 日本' } } },
+  }),
+];
+
+await write('callbacks', 'verify', callbacks);

@@ -1,0 +1,234 @@
+/**
+ * The HTTP client: one request function with retries (503, 429, network errors and timeouts only),
+ * one method per operation, checks before sending.
+ */
+import { randomUUID } from 'node:crypto';
+import { checkPayload, wireWhen } from './checks.js';
+import { DelayedTaskError, type ErrorDetail } from './errors.js';
+import { stringify } from './json.js';
+import {
+  withDates,
+  type CreateTaskInput,
+  type CreateTaskResult,
+  type ListTasksQuery,
+  type ReplayInput,
+  type RescheduleInput,
+  type Task,
+  type TaskPage,
+  type TaskSummary,
+} from './types.js';
+import { USER_AGENT } from './version.js';
+
+export interface RetryOptions {
+  /** Retries after the first attempt. @defaultValue 3 */
+  maxRetries?: number;
+  /** First backoff; doubles per retry, full jitter. @defaultValue 250 */
+  baseDelayMs?: number;
+  /** Largest backoff. @defaultValue 5000 */
+  maxDelayMs?: number;
+  /** Largest wait a `Retry-After` header may ask for. @defaultValue 30000 */
+  maxRetryAfterMs?: number;
+}
+
+export interface ClientOptions {
+  /** e.g. `http://localhost:3000`. */
+  baseUrl: string;
+  /** Sent as `Authorization: Bearer <apiKey>`. */
+  apiKey?: string;
+  /** Limit of one HTTP attempt. @defaultValue 10000 */
+  timeoutMs?: number;
+  retry?: RetryOptions;
+  /** Prepended to the SDK's own user agent (`delayed-tasks-typescript/<version>`). */
+  userAgent?: string;
+  /** The `fetch` to use. @defaultValue globalThis.fetch */
+  fetch?: typeof fetch;
+}
+
+const RETRYABLE_STATUS = new Set([429, 503]);
+
+interface Request {
+  method: 'GET' | 'POST';
+  path: string;
+  query?: Record<string, string | number | undefined>;
+  body?: unknown;
+}
+
+export class DelayedTasksClient {
+  private readonly baseUrl: string;
+  private readonly retry: Required<RetryOptions>;
+  private readonly headers: Record<string, string>;
+  private readonly fetch: typeof fetch;
+  private readonly timeoutMs: number;
+
+  constructor(options: ClientOptions) {
+    this.baseUrl = options.baseUrl.replace(/\/+$/, '');
+    this.timeoutMs = options.timeoutMs ?? 10_000;
+    this.fetch = options.fetch ?? globalThis.fetch;
+    this.retry = {
+      maxRetries: 3,
+      baseDelayMs: 250,
+      maxDelayMs: 5000,
+      maxRetryAfterMs: 30_000,
+      ...options.retry,
+    };
+    this.headers = {
+      accept: 'application/json',
+      'user-agent': options.userAgent ? `${options.userAgent} ${USER_AGENT}` : USER_AGENT,
+      ...(options.apiKey ? { authorization: `Bearer ${options.apiKey}` } : {}),
+    };
+  }
+
+  /** Creates a task; `created` is false when the same task id and spec already existed. */
+  async create(input: CreateTaskInput): Promise<CreateTaskResult> {
+    const { payload, delaySeconds, executeAt, ...rest } = input;
+    checkPayload(payload);
+    const body = {
+      ...definedOnly(rest),
+      payload,
+      ...wireWhen({ delaySeconds, executeAt }, true),
+      taskId: input.taskId ?? randomUUID(),
+    };
+    const { status, body: task } = await this.send({ method: 'POST', path: '/api/v1/tasks', body });
+    return { task: withDates<Task>(task as Record<string, unknown>), created: status === 201 };
+  }
+
+  async get(taskId: string): Promise<Task> {
+    return this.task({ method: 'GET', path: taskPath(taskId) });
+  }
+
+  /** Cancels a task; cancelling a CANCELLED task is a no-op. */
+  async cancel(taskId: string): Promise<Task> {
+    return this.task({ method: 'POST', path: `${taskPath(taskId)}/cancel` });
+  }
+
+  /** Moves a SCHEDULED task to another time. */
+  async reschedule(taskId: string, when: RescheduleInput): Promise<Task> {
+    const body = wireWhen(when, true);
+    return this.task({ method: 'POST', path: `${taskPath(taskId)}/reschedule`, body });
+  }
+
+  /** Runs a FAILED or CANCELLED task again, with optional overrides. */
+  async replay(taskId: string, overrides: ReplayInput = {}): Promise<Task> {
+    const { delaySeconds, executeAt, ...rest } = overrides;
+    if (rest.payload !== undefined) checkPayload(rest.payload);
+    const body = { ...definedOnly(rest), ...wireWhen({ delaySeconds, executeAt }, false) };
+    return this.task({ method: 'POST', path: `${taskPath(taskId)}/replay`, body });
+  }
+
+  /** One page of tasks, newest first. */
+  async list(query: ListTasksQuery = {}): Promise<TaskPage> {
+    const { body } = await this.send({ method: 'GET', path: '/api/v1/tasks', query: { ...query } });
+    const page = body as { tasks: Record<string, unknown>[]; nextPageToken: string | null };
+    return {
+      tasks: page.tasks.map((task) => withDates<TaskSummary>(task)),
+      nextPageToken: page.nextPageToken,
+    };
+  }
+
+  /** Every task matching the query, following `nextPageToken` page after page. */
+  async *listAll(query: Omit<ListTasksQuery, 'pageToken'> = {}): AsyncGenerator<TaskSummary> {
+    let pageToken: string | undefined;
+    do {
+      const page = await this.list({ ...query, pageToken });
+      yield* page.tasks;
+      pageToken = page.nextPageToken ?? undefined;
+    } while (pageToken !== undefined);
+  }
+
+  private async task(request: Request): Promise<Task> {
+    const { body } = await this.send(request);
+    return withDates<Task>(body as Record<string, unknown>);
+  }
+
+  private async send(request: Request): Promise<{ status: number; body: unknown }> {
+    const url = new URL(this.baseUrl + request.path);
+    for (const [key, value] of Object.entries(request.query ?? {})) {
+      if (value !== undefined) url.searchParams.set(key, String(value));
+    }
+    const init: RequestInit = {
+      method: request.method,
+      headers:
+        request.body === undefined ? this.headers : { ...this.headers, 'content-type': 'application/json' },
+      body: request.body === undefined ? undefined : stringify(request.body),
+    };
+    for (let attempt = 0; ; attempt++) {
+      const retriesLeft = attempt < this.retry.maxRetries;
+      let response: Response;
+      let text: string;
+      try {
+        response = await this.fetch(url, { ...init, signal: AbortSignal.timeout(this.timeoutMs) });
+        text = await response.text();
+      } catch (err) {
+        if (retriesLeft) {
+          await sleep(this.backoff(attempt));
+          continue;
+        }
+        const reason = err instanceof Error && err.name === 'TimeoutError' ? 'timed out' : 'failed';
+        throw new DelayedTaskError(
+          'UNAVAILABLE',
+          `${request.method} ${request.path} ${reason}`,
+          0,
+          [],
+          undefined,
+          {
+            cause: err,
+          },
+        );
+      }
+      if (response.ok)
+        return { status: response.status, body: text ? (JSON.parse(text) as unknown) : undefined };
+      if (retriesLeft && RETRYABLE_STATUS.has(response.status)) {
+        await sleep(Math.max(this.backoff(attempt), this.retryAfterMs(response)));
+        continue;
+      }
+      throw errorOf(response, text);
+    }
+  }
+
+  private backoff(attempt: number): number {
+    const ceiling = Math.min(this.retry.maxDelayMs, this.retry.baseDelayMs * 2 ** attempt);
+    return Math.random() * ceiling;
+  }
+
+  private retryAfterMs(response: Response): number {
+    const seconds = Number(response.headers.get('retry-after'));
+    return Number.isFinite(seconds) && seconds > 0 ? Math.min(seconds * 1000, this.retry.maxRetryAfterMs) : 0;
+  }
+}
+
+function errorOf(response: Response, text: string): DelayedTaskError {
+  const requestId = response.headers.get('x-request-id') ?? undefined;
+  let envelope: unknown;
+  try {
+    envelope = JSON.parse(text);
+  } catch {
+    envelope = undefined;
+  }
+  const error = (envelope as { error?: { code?: unknown; message?: unknown; details?: unknown } } | undefined)
+    ?.error;
+  if (!error || typeof error.code !== 'string') {
+    return new DelayedTaskError(
+      'UNKNOWN',
+      `HTTP ${response.status}: ${text.slice(0, 200)}`,
+      response.status,
+      [],
+      requestId,
+    );
+  }
+  const details = Array.isArray(error.details) ? (error.details as ErrorDetail[]) : [];
+  const message = typeof error.message === 'string' ? error.message : error.code;
+  return new DelayedTaskError(error.code, message, response.status, details, requestId);
+}
+
+function taskPath(taskId: string): string {
+  return `/api/v1/tasks/${encodeURIComponent(taskId)}`;
+}
+
+/** The object without its undefined fields: bodies carry only what the caller set. */
+function definedOnly<T extends object>(value: T): Partial<T> {
+  return Object.fromEntries(Object.entries(value).filter(([, item]) => item !== undefined)) as Partial<T>;
+}
+
+function sleep(ms: number): Promise<void> {
+  return ms > 0 ? new Promise((resolve) => setTimeout(resolve, ms)) : Promise.resolve();
+}

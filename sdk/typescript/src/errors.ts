@@ -1,0 +1,50 @@
+/** The one error type of the SDK: the API's `{error: {code, message, details}}`, or a local refusal. */
+
+/** Codes the service sends today. A newer server may send others: they pass through unchanged. */
+export type KnownErrorCode =
+  | 'INVALID_ARGUMENT'
+  | 'PAYLOAD_TOO_LARGE'
+  | 'UNAUTHENTICATED'
+  | 'PERMISSION_DENIED'
+  | 'TASK_NOT_FOUND'
+  | 'NOT_FOUND'
+  | 'TASK_CONFLICT'
+  | 'FAILED_PRECONDITION'
+  | 'METHOD_NOT_ALLOWED'
+  | 'UNSUPPORTED_MEDIA_TYPE'
+  | 'RESOURCE_EXHAUSTED'
+  | 'UNAVAILABLE'
+  | 'INTERNAL'
+  /** The answer was not the API's error body (a proxy's HTML page, say). */
+  | 'UNKNOWN';
+
+/** A known code, or any other string a newer server sends (`string & {}` keeps autocompletion). */
+export type ErrorCode = KnownErrorCode | (string & {});
+
+export interface ErrorDetail {
+  /** Dotted path of the offending field (`payload.items.2`), or `body`. */
+  field: string;
+  reason: string;
+}
+
+export class DelayedTaskError extends Error {
+  override readonly name = 'DelayedTaskError';
+
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    /** HTTP status; 0 when no response was received (refused before sending, network failure). */
+    readonly status: number,
+    readonly details: readonly ErrorDetail[] = [],
+    /** The response's `x-request-id`, when it had one. */
+    readonly requestId?: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}
+
+/** A refusal before sending: INVALID_ARGUMENT, status 0, one detail. */
+export function invalidArgument(field: string, reason: string): DelayedTaskError {
+  return new DelayedTaskError('INVALID_ARGUMENT', `${field} ${reason}`, 0, [{ field, reason }]);
+}

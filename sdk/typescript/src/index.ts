@@ -1,0 +1,35 @@
+export { DelayedTasksClient, type ClientOptions, type RetryOptions } from './client.js';
+export { DelayedTaskError, type ErrorCode, type ErrorDetail, type KnownErrorCode } from './errors.js';
+export type { Payload } from './checks.js';
+export type {
+  CreateTaskInput,
+  CreateTaskResult,
+  ListTasksQuery,
+  ReplayInput,
+  RescheduleInput,
+  Task,
+  TaskError,
+  TaskPage,
+  TaskStatus,
+  TaskSummary,
+} from './types.js';
+export { SDK_VERSION } from './version.js';
+export { parseCallback, type Callback } from './receive/parse.js';
+export {
+  CallbackRejectedError,
+  CallbackVerifier,
+  type HeaderSource,
+  type RejectionReason,
+  type VerifierOptions,
+} from './receive/verify.js';
+export { MemoryIdempotencyStore, once, type IdempotencyStore } from './receive/idempotency.js';
+export {
+  createNodeHandler,
+  createReceiver,
+  PermanentError,
+  RetryableError,
+  type CallbackHandler,
+  type ReceiverOptions,
+  type ReceiverResponse,
+} from './receive/handler.js';
+export { callbackPlugin, type CallbackPluginOptions } from './receive/fastify.js';

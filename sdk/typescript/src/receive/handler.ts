@@ -1,0 +1,129 @@
+/**
+ * The receiving endpoint, framework-free: verify, parse, route by task type, deduplicate, and map
+ * the outcome to the status the service understands (2xx done, 503/500 retried, 4xx permanent).
+ * `createNodeHandler` adapts it to node:http; fastify.ts to Fastify.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { MemoryIdempotencyStore, once, type IdempotencyStore } from './idempotency.js';
+import { parseCallback, type Callback } from './parse.js';
+import {
+  CallbackRejectedError,
+  CallbackVerifier,
+  header,
+  type HeaderSource,
+  type VerifierOptions,
+} from './verify.js';
+
+/** Throw to have the service retry the callback later (503, with `Retry-After` when given). */
+export class RetryableError extends Error {
+  override readonly name = 'RetryableError';
+
+  constructor(
+    message: string,
+    readonly retryAfterSeconds?: number,
+  ) {
+    super(message);
+  }
+}
+
+/** Throw when retrying cannot help: the task fails at once (422). */
+export class PermanentError extends Error {
+  override readonly name = 'PermanentError';
+}
+
+export type CallbackHandler = (callback: Callback) => Promise<void> | void;
+
+export interface ReceiverOptions extends Partial<VerifierOptions> {
+  /** One handler per task type (others answer 422), or one handler for every type. */
+  handlers: Record<string, CallbackHandler> | CallbackHandler;
+  /**
+   * Accept callbacks without checking signatures, when `secrets` is empty. Only for a service
+   * that does not sign yet. @defaultValue false
+   */
+  allowUnsigned?: boolean;
+  /** Handled `Idempotency-Key`s; `false` turns deduplication off. @defaultValue a MemoryIdempotencyStore */
+  idempotencyStore?: IdempotencyStore | false;
+  /** Called with unexpected handler errors (answered 500). */
+  onError?: (error: unknown, callback: Callback) => void;
+}
+
+export interface ReceiverResponse {
+  status: number;
+  headers: Record<string, string>;
+  body: { ok: true; duplicate?: true } | { error: string };
+}
+
+const answer = (status: number, body: ReceiverResponse['body'], headers: Record<string, string> = {}) => ({
+  status,
+  headers: { 'content-type': 'application/json', ...headers },
+  body,
+});
+
+/** Builds the framework-free receiver: (headers, raw body) -> status, headers, body. */
+export function createReceiver(
+  options: ReceiverOptions,
+): (headers: HeaderSource, body: Uint8Array | string) => Promise<ReceiverResponse> {
+  const secrets = options.secrets ?? [];
+  if (secrets.length === 0 && !options.allowUnsigned) {
+    throw new Error('secrets are required (or set allowUnsigned for a service that does not sign callbacks)');
+  }
+  const verifier = secrets.length > 0 ? new CallbackVerifier({ ...options, secrets }) : undefined;
+  const store =
+    options.idempotencyStore === false
+      ? undefined
+      : (options.idempotencyStore ?? new MemoryIdempotencyStore());
+  const { handlers } = options;
+
+  return async (headers, body) => {
+    let callback: Callback;
+    try {
+      verifier?.verify(headers, body);
+      callback = parseCallback(body);
+    } catch (err) {
+      if (!(err instanceof CallbackRejectedError)) throw err;
+      return answer(err.reason === 'invalid_body' ? 400 : 401, { error: err.reason });
+    }
+    const handler =
+      typeof handlers === 'function'
+        ? handlers
+        : Object.hasOwn(handlers, callback.taskType)
+          ? handlers[callback.taskType]
+          : undefined;
+    if (!handler) return answer(422, { error: `no handler for task type ${callback.taskType}` });
+    try {
+      const run = () => handler(callback);
+      const outcome = store
+        ? await once(store, header(headers, 'idempotency-key'), run)
+        : (await run(), 'handled');
+      return answer(200, outcome === 'duplicate' ? { ok: true, duplicate: true } : { ok: true });
+    } catch (err) {
+      if (err instanceof RetryableError) {
+        const retryAfter: Record<string, string> =
+          err.retryAfterSeconds === undefined
+            ? {}
+            : { 'retry-after': String(Math.ceil(err.retryAfterSeconds)) };
+        return answer(503, { error: err.message }, retryAfter);
+      }
+      if (err instanceof PermanentError) return answer(422, { error: err.message });
+      options.onError?.(err, callback);
+      return answer(500, { error: 'handler failed' });
+    }
+  };
+}
+
+/** A node:http `(req, res)` listener receiving callbacks (any path; route to it as you like). */
+export function createNodeHandler(
+  options: ReceiverOptions,
+): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
+  const receive = createReceiver(options);
+  return async (req, res) => {
+    if (req.method !== 'POST') {
+      res.writeHead(405, { allow: 'POST' }).end();
+      return;
+    }
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const { status, headers, body } = await receive(req.headers, Buffer.concat(chunks));
+    res.writeHead(status, headers).end(JSON.stringify(body));
+  };
+}

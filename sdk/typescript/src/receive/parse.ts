@@ -1,0 +1,49 @@
+/** The callback body as a typed object, integers beyond 2^53 kept exact as `bigint`. */
+import { parse } from '../json.js';
+import { CallbackRejectedError } from './verify.js';
+
+export interface Callback<P = Record<string, unknown>> {
+  taskId: string;
+  taskType: string;
+  payload: P;
+  payloadVersion: number;
+  executeAt: Date;
+  attempt: number;
+  traceId: string | null;
+}
+
+/** Parses raw callback bytes; throws CallbackRejectedError('invalid_body') on anything else. */
+export function parseCallback(body: string | Uint8Array): Callback {
+  const text = typeof body === 'string' ? body : Buffer.from(body).toString('utf8');
+  let value: unknown;
+  try {
+    value = parse(text);
+  } catch (err) {
+    throw new CallbackRejectedError('invalid_body', `body is not JSON: ${(err as Error).message}`);
+  }
+  const fields = value as Record<string, unknown> | null;
+  const valid =
+    fields !== null &&
+    typeof fields === 'object' &&
+    !Array.isArray(fields) &&
+    typeof fields.taskId === 'string' &&
+    typeof fields.taskType === 'string' &&
+    fields.payload !== null &&
+    typeof fields.payload === 'object' &&
+    !Array.isArray(fields.payload) &&
+    typeof fields.payloadVersion === 'number' &&
+    typeof fields.executeAt === 'string' &&
+    !Number.isNaN(Date.parse(fields.executeAt)) &&
+    typeof fields.attempt === 'number' &&
+    (fields.traceId === null || fields.traceId === undefined || typeof fields.traceId === 'string');
+  if (!valid) throw new CallbackRejectedError('invalid_body', 'body is not a callback');
+  return {
+    taskId: fields.taskId as string,
+    taskType: fields.taskType as string,
+    payload: fields.payload as Record<string, unknown>,
+    payloadVersion: fields.payloadVersion as number,
+    executeAt: new Date(fields.executeAt as string),
+    attempt: fields.attempt as number,
+    traceId: (fields.traceId as string | null | undefined) ?? null,
+  };
+}

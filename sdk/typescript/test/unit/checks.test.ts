@@ -1,0 +1,69 @@
+import { describe, expect, it } from 'vitest';
+import { checkPayload, wireWhen, type When } from '../../src/checks.js';
+import { DelayedTaskError } from '../../src/errors.js';
+
+function refusal(run: () => unknown): string | undefined {
+  try {
+    run();
+    return undefined;
+  } catch (err) {
+    expect(err).toBeInstanceOf(DelayedTaskError);
+    const error = err as DelayedTaskError;
+    expect([error.code, error.status]).toEqual(['INVALID_ARGUMENT', 0]);
+    return error.details[0]?.field;
+  }
+}
+
+describe('checkPayload', () => {
+  it.each([
+    { payload: { a: 1, b: 'x', c: [true, null], d: { e: 0.1 } }, field: undefined },
+    { payload: { max: Number.MAX_SAFE_INTEGER, min: -Number.MAX_SAFE_INTEGER }, field: undefined },
+    { payload: { big: 9007199254740991n }, field: undefined },
+    { payload: { at: new Date(0) }, field: undefined },
+    { payload: { a: { b: NaN } }, field: 'payload.a.b' },
+    { payload: { items: [1, Infinity] }, field: 'payload.items.1' },
+    { payload: { x: [{ y: -Infinity }] }, field: 'payload.x.0.y' },
+    { payload: { id: 2 ** 53 }, field: 'payload.id' },
+    { payload: { id: 1e300 }, field: 'payload.id' },
+    { payload: { id: -9007199254740993n }, field: 'payload.id' },
+    { payload: [], field: 'payload' },
+    { payload: null, field: 'payload' },
+    { payload: 'text', field: 'payload' },
+  ])('$payload -> $field', ({ payload, field }) => {
+    expect(refusal(() => checkPayload(payload))).toBe(field);
+  });
+});
+
+describe('wireWhen', () => {
+  it.each<{ when: When; required: boolean; wire?: object; field?: string }>([
+    { when: { delaySeconds: 1.5 }, required: true, wire: { delaySeconds: 1.5 } },
+    { when: { delaySeconds: 0.0004 }, required: true, wire: { delaySeconds: 0 } },
+    { when: { delaySeconds: 1.2345 }, required: true, wire: { delaySeconds: 1.235 } },
+    {
+      when: { executeAt: new Date('2026-12-03T18:30:00+08:00') },
+      required: true,
+      wire: { executeAt: '2026-12-03T10:30:00.000Z' },
+    },
+    {
+      when: { executeAt: '2026-12-03T18:30:00+08:00' },
+      required: true,
+      wire: { executeAt: '2026-12-03T18:30:00+08:00' },
+    },
+    {
+      when: { executeAt: '2026-12-03T10:30:00z' },
+      required: true,
+      wire: { executeAt: '2026-12-03T10:30:00z' },
+    },
+    { when: {}, required: false, wire: {} },
+    { when: {}, required: true, field: 'delaySeconds' },
+    { when: { delaySeconds: 1, executeAt: new Date() }, required: false, field: 'delaySeconds' },
+    { when: { delaySeconds: -0.001 }, required: true, field: 'delaySeconds' },
+    { when: { delaySeconds: NaN }, required: true, field: 'delaySeconds' },
+    { when: { executeAt: '2026-12-03T18:30:00' }, required: true, field: 'executeAt' },
+    { when: { executeAt: 'tomorrow Z' }, required: true, field: 'executeAt' },
+    { when: { executeAt: new Date('nope') }, required: true, field: 'executeAt' },
+  ])('$when (required: $required)', ({ when, required, wire, field }) => {
+    if (field) expect(refusal(() => wireWhen(when, required))).toBe(field);
+    else expect(wireWhen(when, required)).toEqual(wire);
+  });
+});

@@ -1,0 +1,99 @@
+/** What the vectors cannot show: network failures, timeouts, the injected fetch, the version. */
+import { readFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import { type AddressInfo, type Socket } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { DelayedTaskError, DelayedTasksClient, SDK_VERSION } from '../../src/index.js';
+
+const servers: Server[] = [];
+afterEach(async () => {
+  for (const server of servers) server.closeAllConnections();
+  await Promise.all(servers.splice(0).map((server) => new Promise((resolve) => server.close(resolve))));
+});
+
+/** A loopback server whose n-th connection (from 1) gets `behaviour(n)`. */
+async function serve(
+  behaviour: (attempt: number, socket: Socket) => void,
+): Promise<{ url: string; attempts: () => number }> {
+  let attempts = 0;
+  const server = createServer({ keepAlive: false });
+  server.on('request', (req, res: { socket: Socket | null }) => {
+    attempts++;
+    req.resume();
+    behaviour(attempts, res.socket as Socket);
+  });
+  servers.push(server);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, attempts: () => attempts };
+}
+
+const fastRetries = { baseDelayMs: 0, maxDelayMs: 0 };
+
+describe('DelayedTasksClient transport', () => {
+  it('retries a dropped connection and then reports UNAVAILABLE with status 0', async () => {
+    const server = await serve((_, socket) => socket.destroy());
+    const client = new DelayedTasksClient({ baseUrl: server.url, retry: fastRetries });
+    const error = await client.get('t-1').catch((err: unknown) => err);
+    expect(error).toBeInstanceOf(DelayedTaskError);
+    expect(error).toMatchObject({ code: 'UNAVAILABLE', status: 0 });
+    expect(server.attempts()).toBe(4);
+  });
+
+  it('retries a timed-out attempt and succeeds on the next', async () => {
+    const server = await serve((attempt, socket) => {
+      if (attempt === 1) return; // never answers: the attempt times out
+      socket.end(
+        'HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 2\r\nconnection: close\r\n\r\n{}',
+      );
+    });
+    const client = new DelayedTasksClient({ baseUrl: server.url, timeoutMs: 300, retry: fastRetries });
+    await expect(client.get('t-1')).resolves.toEqual({});
+    expect(server.attempts()).toBe(2);
+  });
+
+  it('uses the injected fetch, the base URL without its trailing slash, and the user agent', async () => {
+    const seen: Array<{ url: string; headers: Headers }> = [];
+    const fetchSpy: typeof fetch = async (input, init) => {
+      seen.push({ url: String(input), headers: new Headers(init?.headers) });
+      return new Response(JSON.stringify({ tasks: [], nextPageToken: null }), { status: 200 });
+    };
+    const client = new DelayedTasksClient({
+      baseUrl: 'http://svc.test/',
+      fetch: fetchSpy,
+      userAgent: 'orders/2',
+    });
+    await client.list({ taskType: 'order.close' });
+    expect(seen[0]?.url).toBe('http://svc.test/api/v1/tasks?taskType=order.close');
+    expect(seen[0]?.headers.get('user-agent')).toBe(`orders/2 delayed-tasks-typescript/${SDK_VERSION}`);
+    expect(seen[0]?.headers.get('authorization')).toBeNull();
+  });
+
+  it('sends a string executeAt with its offset as given', async () => {
+    let body = '';
+    const fetchSpy: typeof fetch = async (_input, init) => {
+      body = String(init?.body);
+      return new Response('{}', { status: 201 });
+    };
+    const client = new DelayedTasksClient({ baseUrl: 'http://svc.test', fetch: fetchSpy });
+    const { created } = await client.create({
+      taskType: 't',
+      taskId: 'a',
+      payload: {},
+      executeAt: '2026-12-03T18:30:00+08:00',
+    });
+    expect(created).toBe(true);
+    expect(JSON.parse(body)).toEqual({
+      taskType: 't',
+      taskId: 'a',
+      payload: {},
+      executeAt: '2026-12-03T18:30:00+08:00',
+    });
+  });
+
+  it('keeps SDK_VERSION equal to package.json', () => {
+    const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+      version: string;
+    };
+    expect(SDK_VERSION).toBe(pkg.version);
+  });
+});

@@ -1,0 +1,162 @@
+import { createHmac } from 'node:crypto';
+import { createServer } from 'node:http';
+import { type AddressInfo } from 'node:net';
+import Fastify from 'fastify';
+import { describe, expect, it } from 'vitest';
+import {
+  callbackPlugin,
+  createNodeHandler,
+  createReceiver,
+  PermanentError,
+  RetryableError,
+  type Callback,
+  type CallbackHandler,
+} from '../../src/index.js';
+
+const SECRET = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
+const NOW = 1764756000;
+
+function signedRequest(fields: Record<string, unknown> = {}, idempotencyKey = 't-1') {
+  const body = JSON.stringify({
+    taskId: 't-1',
+    taskType: 'order.close',
+    payload: { orderId: '1' },
+    payloadVersion: 1,
+    executeAt: '2025-12-03T10:00:00.000Z',
+    attempt: 1,
+    traceId: null,
+    ...fields,
+  });
+  const signature = createHmac('sha256', Buffer.from(SECRET.slice(6), 'base64'))
+    .update(`msg_1.${NOW}.${body}`)
+    .digest('base64');
+  const headers = {
+    'content-type': 'application/json',
+    'idempotency-key': idempotencyKey,
+    'webhook-id': 'msg_1',
+    'webhook-timestamp': String(NOW),
+    'webhook-signature': `v1,${signature}`,
+  };
+  return { headers, body };
+}
+
+const base = { secrets: [SECRET], now: () => NOW * 1000 };
+
+describe('createReceiver maps outcomes to statuses', () => {
+  it.each<{ name: string; handler: CallbackHandler; status: number; retryAfter?: string }>([
+    { name: 'handler returns', handler: () => undefined, status: 200 },
+    { name: 'RetryableError', handler: () => Promise.reject(new RetryableError('busy')), status: 503 },
+    {
+      name: 'RetryableError with retry-after',
+      handler: () => {
+        throw new RetryableError('busy', 2.5);
+      },
+      status: 503,
+      retryAfter: '3',
+    },
+    {
+      name: 'PermanentError',
+      handler: () => {
+        throw new PermanentError('bad order');
+      },
+      status: 422,
+    },
+    {
+      name: 'unexpected error',
+      handler: () => {
+        throw new TypeError('bug');
+      },
+      status: 500,
+    },
+  ])('$name -> $status', async ({ handler, status, retryAfter }) => {
+    const receive = createReceiver({ ...base, handlers: { 'order.close': handler } });
+    const { headers, body } = signedRequest();
+    const response = await receive(headers, body);
+    expect(response.status).toBe(status);
+    expect(response.headers['retry-after']).toBe(retryAfter);
+  });
+
+  it.each([
+    { name: 'unknown task type', request: signedRequest({ taskType: 'other.type' }), status: 422 },
+    {
+      name: 'bad signature',
+      request: { ...signedRequest(), body: signedRequest().body.replace('"1"', '"2"') },
+      status: 401,
+    },
+    { name: 'signed body that is not a callback', request: signedRequest({ attempt: 'first' }), status: 400 },
+  ])('$name -> $status without running a handler', async ({ request, status }) => {
+    const seen: Callback[] = [];
+    const receive = createReceiver({ ...base, handlers: { 'order.close': (cb) => void seen.push(cb) } });
+    expect((await receive(request.headers, request.body)).status).toBe(status);
+    expect(seen).toEqual([]);
+  });
+
+  it('records an Idempotency-Key only after the handler succeeded', async () => {
+    let calls = 0;
+    const receive = createReceiver({
+      ...base,
+      handlers: () => {
+        calls++;
+        if (calls === 1) throw new RetryableError('not yet');
+      },
+    });
+    const { headers, body } = signedRequest();
+    expect((await receive(headers, body)).status).toBe(503);
+    expect((await receive(headers, body)).status).toBe(200);
+    expect(await receive(headers, body)).toMatchObject({ status: 200, body: { duplicate: true } });
+    expect(calls).toBe(2);
+  });
+
+  it('refuses to build without secrets unless unsigned callbacks are allowed', async () => {
+    expect(() => createReceiver({ handlers: () => undefined })).toThrow(/secrets are required/);
+    const receive = createReceiver({ allowUnsigned: true, handlers: () => undefined });
+    const { body } = signedRequest();
+    expect((await receive({}, body)).status).toBe(200);
+  });
+});
+
+describe('adapters', () => {
+  it('node:http handler verifies the raw bytes of a real request', async () => {
+    const seen: Callback[] = [];
+    const server = createServer(
+      createNodeHandler({ ...base, handlers: { 'order.close': (cb) => void seen.push(cb) } }),
+    );
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/cb`;
+    try {
+      const { headers, body } = signedRequest();
+      const ok = await fetch(url, { method: 'POST', headers, body });
+      expect(ok.status).toBe(200);
+      const forged = await fetch(url, { method: 'POST', headers, body: body.replace('"1"', '"9"') });
+      expect(forged.status).toBe(401);
+      expect(seen.map((cb) => cb.payload)).toEqual([{ orderId: '1' }]);
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
+  it('Fastify plugin answers on its path, keeps the app parser elsewhere', async () => {
+    const seen: Callback[] = [];
+    const app = Fastify();
+    await app.register(callbackPlugin, {
+      ...base,
+      path: '/hooks/tasks',
+      handlers: (cb) => void seen.push(cb),
+    });
+    app.post('/echo', async (request) => request.body);
+    const { headers, body } = signedRequest({ payload: { big: 1 } });
+    const response = await app.inject({ method: 'POST', url: '/hooks/tasks', headers, payload: body });
+    expect(response.statusCode).toBe(200);
+    const forged = await app.inject({
+      method: 'POST',
+      url: '/hooks/tasks',
+      headers,
+      payload: body.replace('"big":1', '"big":2'),
+    });
+    expect(forged.statusCode).toBe(401);
+    const echo = await app.inject({ method: 'POST', url: '/echo', payload: { a: 1 } });
+    expect(echo.json()).toEqual({ a: 1 });
+    expect(seen.map((cb) => cb.payload)).toEqual([{ big: 1 }]);
+    await app.close();
+  });
+});

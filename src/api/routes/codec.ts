@@ -1,0 +1,135 @@
+/**
+ * The codec endpoint (Temporal's remote codec protocol) so that operators read encrypted tasks in
+ * the Web UI and the CLI (`--codec-endpoint http://<api>/codec`): `POST /codec/encode` and
+ * `POST /codec/decode` take and answer `{"payloads": [{"metadata": {k: base64}, "data": base64}]}`.
+ *
+ * Who may call it: with `CODEC_AUTH_TOKEN` set, a request must carry `Authorization: Bearer <token>`;
+ * without it, only clients on loopback (the local Web UI and CLI). Browsers reach it from the origins
+ * in `CODEC_CORS_ORIGINS` (the Web UI's). Once API keys exist, they replace the token here.
+ */
+import { timingSafeEqual, createHash } from 'node:crypto';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { Payload, PayloadCodec } from '@temporalio/common';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import Type, { type Static } from 'typebox';
+import { ApiError, ErrorCode } from '../errors.js';
+import { ErrorBodySchema } from '../schemas/common.js';
+
+const Base64 = Type.String({ pattern: '^[A-Za-z0-9+/]*={0,2}$', description: 'base64' });
+const PayloadSchema = Type.Object({
+  metadata: Type.Optional(Type.Record(Type.String(), Base64)),
+  data: Type.Optional(Base64),
+});
+export const CodecBodySchema = Type.Object({ payloads: Type.Array(PayloadSchema, { maxItems: 10_000 }) });
+type CodecBody = Static<typeof CodecBodySchema>;
+
+export interface CodecRoutesOptions {
+  codec: PayloadCodec;
+  /** Bearer token a caller must send; undefined: loopback callers only. */
+  authToken: string | undefined;
+  /** Browser origins allowed (the Web UI). */
+  corsOrigins: readonly string[];
+}
+
+/** A decode request may carry many payloads of the largest size. */
+const CODEC_BODY_LIMIT = 16 * 1024 * 1024;
+const LOOPBACK = /^(127\.\d+\.\d+\.\d+|::1|::ffff:127\.\d+\.\d+\.\d+)$/;
+
+export const codecRoutes: FastifyPluginAsyncTypebox<CodecRoutesOptions> = async (app, options) => {
+  const { codec, authToken, corsOrigins } = options;
+  const expected = authToken ? digest(authToken) : undefined;
+
+  const cors = (request: FastifyRequest, reply: FastifyReply) => {
+    const origin = request.headers.origin;
+    if (origin && corsOrigins.includes(origin)) {
+      reply.header('access-control-allow-origin', origin);
+      reply.header('access-control-allow-credentials', 'true');
+      reply.header('vary', 'Origin');
+    }
+  };
+
+  const authenticate = async (request: FastifyRequest, reply: FastifyReply) => {
+    cors(request, reply);
+    if (expected) {
+      const match = /^Bearer (.+)$/i.exec(request.headers.authorization ?? '');
+      if (!match || !timingSafeEqual(digest(match[1]!), expected)) {
+        throw new ApiError(
+          ErrorCode.Unauthenticated,
+          'the codec endpoint needs Authorization: Bearer <CODEC_AUTH_TOKEN>',
+        );
+      }
+      return;
+    }
+    if (!LOOPBACK.test(request.socket.remoteAddress ?? '')) {
+      throw new ApiError(
+        ErrorCode.PermissionDenied,
+        'the codec endpoint answers loopback clients only unless CODEC_AUTH_TOKEN is set',
+      );
+    }
+  };
+
+  for (const action of ['encode', 'decode'] as const) {
+    const url = `/codec/${action}`;
+    // Preflight: browsers send it without credentials.
+    app.options(url, { schema: { hide: true } }, async (request, reply) => {
+      cors(request, reply);
+      reply.header('access-control-allow-methods', 'POST, OPTIONS');
+      reply.header('access-control-allow-headers', 'content-type, x-namespace, authorization');
+      reply.header('access-control-max-age', '600');
+      return reply.code(204).send();
+    });
+    app.post(
+      url,
+      {
+        bodyLimit: CODEC_BODY_LIMIT,
+        onRequest: authenticate,
+        schema: {
+          operationId: `codec${action === 'encode' ? 'Encode' : 'Decode'}`,
+          tags: ['operations'],
+          summary: `${action === 'encode' ? 'Encrypt' : 'Decrypt'} Temporal payloads (remote codec for the Web UI and CLI)`,
+          body: CodecBodySchema,
+          response: {
+            200: CodecBodySchema,
+            400: ErrorBodySchema,
+            401: ErrorBodySchema,
+            403: ErrorBodySchema,
+          },
+        },
+      },
+      async (request) => {
+        const payloads = request.body.payloads.map(fromJson);
+        try {
+          const result = action === 'encode' ? await codec.encode(payloads) : await codec.decode(payloads);
+          return { payloads: result.map(toJson) };
+        } catch (err) {
+          throw new ApiError(ErrorCode.InvalidArgument, (err as Error).message);
+        }
+      },
+    );
+  }
+};
+
+function digest(token: string): Buffer {
+  return createHash('sha256').update(token).digest();
+}
+
+function fromJson(payload: CodecBody['payloads'][number]): Payload {
+  return {
+    metadata: Object.fromEntries(
+      Object.entries(payload.metadata ?? {}).map(([key, value]) => [key, Buffer.from(value, 'base64')]),
+    ),
+    data: Buffer.from(payload.data ?? '', 'base64'),
+  };
+}
+
+function toJson(payload: Payload): CodecBody['payloads'][number] {
+  return {
+    metadata: Object.fromEntries(
+      Object.entries(payload.metadata ?? {}).map(([key, value]) => [
+        key,
+        Buffer.from(value ?? []).toString('base64'),
+      ]),
+    ),
+    data: Buffer.from(payload.data ?? []).toString('base64'),
+  };
+}

@@ -1,0 +1,146 @@
+/**
+ * The SSRF guard of callback URLs. At create, the API checks the URL as written (scheme, no
+ * credentials, IP literals and well-known names) and the addresses its host resolves to now. At
+ * send time, the worker's connection pool resolves the host itself and connects only to addresses
+ * that pass the same rules (`guardedLookup`), since DNS may have changed or been rebound since.
+ */
+import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
+import { isIP, type LookupFunction } from 'node:net';
+import { AddressRules, hostMatches, type AddressRulesOptions, type RefusalReason } from './address-rules.js';
+
+/** Resolves a host name to every address it has (A and AAAA). */
+export type Resolver = (hostname: string) => Promise<LookupAddress[]>;
+
+export const systemResolver: Resolver = (hostname) =>
+  new Promise((resolve, reject) =>
+    dnsLookup(hostname, { all: true, verbatim: true }, (err, addresses) =>
+      err ? reject(err) : resolve(addresses),
+    ),
+  );
+
+export interface CallbackGuardOptions extends AddressRulesOptions {
+  /** Refuse `http:` callback URLs. @defaultValue false */
+  httpsOnly?: boolean;
+}
+
+/** A callback URL or address the rules refuse. */
+export class CallbackRefusedError extends Error {
+  override name = 'CallbackRefusedError';
+  /** Like a Node network error, so that it survives the socket layer and reads the same in logs. */
+  readonly code = 'ECALLBACKREFUSED';
+}
+
+/** Names every machine resolves to itself, whatever DNS says. */
+const LOOPBACK_NAMES = ['localhost', '*.localhost', 'localhost.localdomain'];
+
+export class CallbackGuard {
+  readonly rules: AddressRules;
+  private readonly httpsOnly: boolean;
+
+  constructor(options: CallbackGuardOptions = {}) {
+    this.rules = new AddressRules(options);
+    this.httpsOnly = options.httpsOnly ?? false;
+  }
+
+  /**
+   * Checks a URL as written, without DNS: scheme, credentials, an IP literal, a loopback or metadata
+   * name. Returns the parsed URL; throws CallbackRefusedError with a reason a caller can act on.
+   */
+  checkUrl(value: string): URL {
+    let url: URL;
+    try {
+      url = new URL(value);
+    } catch {
+      throw new CallbackRefusedError('must be an absolute http(s) URL');
+    }
+    if ((url.protocol !== 'http:' && url.protocol !== 'https:') || url.hostname === '') {
+      throw new CallbackRefusedError('must be an absolute http(s) URL');
+    }
+    if (this.httpsOnly && url.protocol !== 'https:') {
+      throw new CallbackRefusedError('must be an https URL (CALLBACK_HTTPS_ONLY is on)');
+    }
+    if (url.username !== '' || url.password !== '') {
+      throw new CallbackRefusedError(
+        'must not carry credentials (user:pass@): give the receiver a header secret in the task-type policy instead (headers)',
+      );
+    }
+    const host = bareHost(url.hostname);
+    if (AddressRules.isMetadataHost(host)) {
+      throw new CallbackRefusedError(`host ${host} is a cloud metadata service`);
+    }
+    if (isIP(host) !== 0) {
+      this.checkAddress(host, host);
+    } else if (LOOPBACK_NAMES.some((name) => hostMatches(host, name))) {
+      // Resolves to loopback on every machine: judged as 127.0.0.1 and ::1 both.
+      for (const address of ['127.0.0.1', '::1']) this.checkAddress(address, host);
+    }
+    return url;
+  }
+
+  /** Throws when `address` (reached for `hostname`) may not be called. */
+  checkAddress(address: string, hostname: string): void {
+    const reason = this.rules.classify(address, hostname);
+    if (reason !== undefined) throw new CallbackRefusedError(refusal(hostname, address, reason));
+  }
+
+  /** Checks every address `hostname` resolves to; a name that does not resolve passes (send time decides). */
+  async checkResolved(url: URL, resolve: Resolver): Promise<void> {
+    const host = bareHost(url.hostname);
+    if (isIP(host) !== 0) return;
+    let addresses: LookupAddress[];
+    try {
+      addresses = await resolve(host);
+    } catch {
+      return;
+    }
+    for (const { address } of addresses) this.checkAddress(address, host);
+  }
+
+  /**
+   * A `lookup` for net.connect / undici's `connect` option: resolves with `resolve`, refuses the
+   * connection unless every address passes, and connects only to those.
+   */
+  lookup(resolve: Resolver = systemResolver): LookupFunction {
+    return (hostname, options, callback) => {
+      resolve(hostname).then(
+        (addresses) => {
+          try {
+            const host = bareHost(hostname);
+            if (addresses.length === 0) throw new CallbackRefusedError(`host ${host} has no address`);
+            for (const { address } of addresses) this.checkAddress(address, host);
+          } catch (err) {
+            callback(err as NodeJS.ErrnoException, '', 0);
+            return;
+          }
+          const wanted = options.family === 4 || options.family === 6 ? options.family : undefined;
+          const usable = wanted ? addresses.filter((a) => a.family === wanted) : addresses;
+          if (options.all) {
+            (callback as unknown as (err: null, all: LookupAddress[]) => void)(null, usable);
+          } else {
+            const first = usable[0];
+            if (!first) {
+              const err = Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), {
+                code: 'ENOTFOUND',
+              });
+              callback(err, '', 0);
+            } else callback(null, first.address, first.family);
+          }
+        },
+        (err: NodeJS.ErrnoException) => callback(err, '', 0),
+      );
+    };
+  }
+}
+
+function refusal(hostname: string, address: string, reason: RefusalReason): string {
+  const target = hostname === address ? `address ${address}` : `host ${hostname} (${address})`;
+  if (reason === 'cloud metadata') return `${target} is a cloud metadata service; callbacks never reach it`;
+  if (reason === 'IPv4-mapped IPv6' || reason === 'not an IP address')
+    return `${target} is refused (${reason}); write the address as IPv4`;
+  return `${target} is a ${reason} address; callbacks may not reach it unless CALLBACK_ALLOW_CIDRS or CALLBACK_ALLOW_HOSTS allows it`;
+}
+
+/** `[::1]` as URL.hostname gives it, without the brackets. */
+function bareHost(hostname: string): string {
+  return hostname.startsWith('[') && hostname.endsWith(']') ? hostname.slice(1, -1) : hostname;
+}

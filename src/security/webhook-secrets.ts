@@ -1,0 +1,113 @@
+/**
+ * Where the worker finds the signing secrets of each owner when it sends a callback: a JSON file
+ * (`WEBHOOK_SECRETS_FILE`, re-read when it changes, so secrets rotate without a restart) and the
+ * `default` owner's secrets from `WEBHOOK_SECRET`. Secrets never enter workflow or activity inputs:
+ * Temporal's history is readable in the Web UI.
+ *
+ * File format: `{"owners": {"orders": ["whsec_new", "whsec_old"]}}`; the first secret of a list is
+ * the current one, every listed secret signs each callback while they overlap.
+ */
+import { readFileSync, statSync } from 'node:fs';
+import { isWebhookSecret } from './webhook-signature.js';
+
+/** Owner of every task while authentication is off, and of tasks created before it. */
+export const DEFAULT_OWNER = 'default';
+
+/**
+ * The owner of a task from its workflow id: `<owner>/<taskId>`, or the bare task id for `default`
+ * (a task id cannot contain `/`).
+ */
+export function ownerOfWorkflow(workflowId: string): string {
+  const slash = workflowId.indexOf('/');
+  return slash > 0 ? workflowId.slice(0, slash) : DEFAULT_OWNER;
+}
+
+export interface WebhookSecretsFile {
+  owners: Record<string, string[]>;
+}
+
+export class WebhookSecretsError extends Error {
+  override name = 'WebhookSecretsError';
+}
+
+/** Parses and validates a secrets file's text; the message never quotes a secret. */
+export function parseSecretsFile(text: string, path: string): WebhookSecretsFile {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (err) {
+    throw new WebhookSecretsError(`${path} is not JSON: ${(err as Error).message}`);
+  }
+  const owners = (parsed as { owners?: unknown } | null)?.owners;
+  if (typeof owners !== 'object' || owners === null || Array.isArray(owners)) {
+    throw new WebhookSecretsError(`${path}: expected {"owners": {"<owner>": ["whsec_..."]}}`);
+  }
+  for (const [owner, secrets] of Object.entries(owners)) {
+    if (!Array.isArray(secrets) || !secrets.every((s) => typeof s === 'string' && isWebhookSecret(s))) {
+      throw new WebhookSecretsError(
+        `${path}: owners.${owner} must be a list of whsec_ secrets (base64 of 24 to 64 bytes)`,
+      );
+    }
+  }
+  return { owners: owners as Record<string, string[]> };
+}
+
+export interface WebhookSecretsOptions {
+  defaultSecrets?: readonly string[];
+  secretsFile?: string;
+  /** How often, at most, the file's modification time is checked. @defaultValue 1000 */
+  recheckMs?: number;
+}
+
+export class WebhookSecrets {
+  private readonly defaultSecrets: readonly string[];
+  private readonly path: string | undefined;
+  private readonly recheckMs: number;
+  private owners: Record<string, string[]> = {};
+  private mtimeMs = -1;
+  private checkedAt = 0;
+
+  constructor(options: WebhookSecretsOptions = {}) {
+    this.defaultSecrets = options.defaultSecrets ?? [];
+    this.path = options.secretsFile;
+    this.recheckMs = options.recheckMs ?? 1000;
+    // A broken file stops the worker at boot; once running, a broken edit keeps the last good secrets.
+    if (this.path) this.reload(true);
+  }
+
+  /**
+   * The secrets that sign an owner's callbacks now, the current one first; empty when none. An
+   * owner without secrets of its own is signed with the `default` owner's (file, then
+   * WEBHOOK_SECRET): give each owner its own so that one owner's receivers cannot verify, and so
+   * accept, what was meant for another's.
+   */
+  secretsFor(owner: string = DEFAULT_OWNER): readonly string[] {
+    if (this.path && Date.now() - this.checkedAt >= this.recheckMs) this.reload(false);
+    const own = this.owners[owner];
+    if (own && own.length > 0) return own;
+    const fallback = this.owners[DEFAULT_OWNER];
+    return fallback && fallback.length > 0 ? fallback : this.defaultSecrets;
+  }
+
+  /** Whether any secret is configured at all (the worker warns at boot when none is). */
+  get configured(): boolean {
+    return this.defaultSecrets.length > 0 || Object.values(this.owners).some((list) => list.length > 0);
+  }
+
+  private reload(strict: boolean): void {
+    const path = this.path!;
+    this.checkedAt = Date.now();
+    try {
+      const { mtimeMs } = statSync(path);
+      if (mtimeMs === this.mtimeMs) return;
+      this.owners = parseSecretsFile(readFileSync(path, 'utf8'), path).owners;
+      this.mtimeMs = mtimeMs;
+    } catch (err) {
+      if (strict) {
+        throw err instanceof WebhookSecretsError
+          ? err
+          : new WebhookSecretsError(`cannot read ${path}: ${(err as Error).message}`, { cause: err });
+      }
+    }
+  }
+}
