@@ -90,6 +90,12 @@ export interface Config {
     /** @defaultValue `127.0.0.1` */
     host: string;
   };
+  console: {
+    /** Serve the operator console at `/console` (src/console/). @defaultValue false */
+    enabled: boolean;
+    /** Base address of Temporal's Web UI; task pages link their workflow there. Unset: no link. */
+    temporalUiUrl: string | undefined;
+  };
   /** Path of the task-type policy file; none means every type uses the default policy. */
   policiesFile: string | undefined;
   logLevel: LogLevel;
@@ -204,6 +210,12 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
         undefined,
       port: read.optionalInt('METRICS_PORT', 1, 65_535),
       host: read.string('METRICS_HOST', '127.0.0.1', /^\S+$/, 'a host name or address'),
+    },
+    console: {
+      enabled: read.bool('CONSOLE_ENABLED', false),
+      temporalUiUrl:
+        read.string('TEMPORAL_UI_URL', '', /^(|https?:\/\/\S+)$/, 'an http(s) URL').replace(/\/+$/, '') ||
+        undefined,
     },
     policiesFile: read.optionalString('TASK_POLICIES_FILE'),
     logLevel: read.oneOf('LOG_LEVEL', 'info', LOG_LEVELS),

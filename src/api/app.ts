@@ -8,6 +8,7 @@ import type { PayloadCodec } from '@temporalio/common';
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import type { KeyStore } from '../auth/key-store.js';
 import type { Config } from '../config.js';
+import { consoleRoutes } from '../console/plugin.js';
 import { createAjv, toFieldProblems } from '../validation.js';
 import { registerAuth, SECURITY_SCHEME } from './auth.js';
 import { ApiError, ERROR_DESCRIPTIONS, ErrorCode, PayloadSchemaError } from './errors.js';
@@ -172,6 +173,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       corsOrigins: config.codec.corsOrigins,
     });
   }
+  if (config.console.enabled) await app.register(consoleRoutes, { config, tasks, keys: options.keys });
   return app;
 }
 

@@ -370,6 +370,13 @@ export class TaskService {
     return Object.fromEntries(counts);
   }
 
+  /** Count of tasks that ended with `status` (SUCCEEDED, CANCELLED, FAILED) since `since` (ms). */
+  async countClosedSince(status: TaskStatus, since: number): Promise<number> {
+    const query = `${this.baseQuery()} AND ${SEARCH_ATTRIBUTES.taskStatus.name} = '${status}' AND ExecutionStatus != 'Running' AND CloseTime > '${new Date(since).toISOString()}'`;
+    const { count } = await this.call(() => this.client.workflow.count(query));
+    return count;
+  }
+
   /** Number of open, scheduled tasks whose due time is before `before` (ms). */
   async countOverdue(before: number): Promise<number> {
     const query = `${this.baseQuery()} AND ExecutionStatus = 'Running' AND ${SEARCH_ATTRIBUTES.taskStatus.name} = 'SCHEDULED' AND ${

@@ -21,6 +21,9 @@ const children: ChildProcess[] = [];
 const env = { ...process.env };
 const externalServer = env.TEMPORAL_ADDRESS;
 const uiPort = Number(env.TEMPORAL_UI_PORT ?? 8233);
+// The operator console is on in development, linked to the dev server's Web UI.
+env.CONSOLE_ENABLED ??= 'true';
+if (!env.TEMPORAL_ADDRESS) env.TEMPORAL_UI_URL ??= `http://127.0.0.1:${uiPort}`;
 // Where the dev server keeps its SQLite file (and dev keys); the fault matrix points it elsewhere.
 const dataDir = env.DEV_DATA_DIR ?? join(root, '.data');
 mkdirSync(dataDir, { recursive: true });
@@ -157,6 +160,7 @@ await Promise.all([waitForReady(`http://${apiHost}:${apiPort}/readyz`), waitForR
 console.log(`
 [dev] Delayed task service is up:
   HTTP API        http://${apiHost}:${apiPort}   (docs: /docs, health: /healthz, /readyz, metrics: /metrics)
+  Console         ${env.CONSOLE_ENABLED === 'true' ? `http://${apiHost}:${apiPort}/console` : 'off (CONSOLE_ENABLED=false)'}
   Worker          ${workerUrl}   (health: /healthz, /readyz, metrics: /metrics)
   Temporal        ${address}${externalServer ? ' (external server)' : `   (data: ${dataDir}/temporal.db)\n  Temporal Web UI http://127.0.0.1:${uiPort}   (decodes through ${codecEndpoint})`}
   Payloads        encrypted at rest (${env.PAYLOAD_ENCRYPTION_KEYS_FILE ?? 'PAYLOAD_ENCRYPTION_KEYS'}); CLI: --codec-endpoint ${codecEndpoint}

@@ -1,0 +1,96 @@
+/**
+ * The console's views escape every value a task carries: markup in `lastError`, the payload or the
+ * task id renders as text.
+ */
+import { describe, expect, it } from 'vitest';
+import type { Task } from '../../src/api/schemas/tasks.js';
+import { parseReplayForm, utcTime } from '../../src/console/plugin.js';
+import { html } from '../../src/console/html.js';
+import { replayPage, taskPage, tasksPage, type Viewer } from '../../src/console/views.js';
+
+const HOSTILE = '<img src=x onerror=alert(1)>';
+const ESCAPED = '&lt;img src=x onerror=alert(1)&gt;';
+
+const viewer: Viewer = {
+  keyId: 'k1',
+  owner: 'orders',
+  canWrite: true,
+  isAdmin: false,
+  loggedIn: true,
+  csrfToken: 'token"><script>',
+};
+
+const task: Task = {
+  taskId: 'inv-1',
+  owner: 'orders',
+  taskType: 'invoice.send',
+  status: 'FAILED',
+  executeAt: '2026-01-01T00:00:00.000Z',
+  createdAt: '2026-01-01T00:00:00.000Z',
+  payload: { note: HOSTILE },
+  payloadVersion: 1,
+  callbackUrl: 'https://example.com/hook',
+  maxRetries: 3,
+  timeoutMs: 10_000,
+  traceId: 'trace',
+  priority: 0,
+  attempts: 4,
+  lastError: { message: HOSTILE, statusCode: 500 },
+  nextAttemptAt: null,
+  firedAt: null,
+  completedAt: null,
+};
+
+describe('console views', () => {
+  it.each([
+    [
+      'task page',
+      () => taskPage(viewer, task, { temporalUiUrl: undefined, namespace: 'default', workflowId: 'x' }),
+    ],
+    [
+      'dead-letter list',
+      () => tasksPage(viewer, { status: 'FAILED' }, { tasks: [task], nextPageToken: null }, undefined),
+    ],
+    [
+      'replay panel',
+      () =>
+        replayPage(
+          viewer,
+          task,
+          { payload: HOSTILE, payloadVersion: '1', maxRetries: '3', reason: HOSTILE },
+          [{ field: 'payload', reason: HOSTILE }],
+        ),
+    ],
+  ])('%s renders a hostile lastError as text', (_name, render) => {
+    const page = render();
+    expect(page).not.toContain(HOSTILE);
+    expect(page).toContain(ESCAPED);
+    expect(page).not.toContain('<script>');
+  });
+
+  it('escapes every interpolation, and only html fragments pass as markup', () => {
+    expect(html`<p title="${'"x'}">${"<b>'"}</p>`.text).toBe('<p title="&quot;x">&lt;b&gt;&#39;</p>');
+    expect(html`<p>${html`<b>${'<i>'}</b>`}</p>`.text).toBe('<p><b>&lt;i&gt;</b></p>');
+  });
+
+  it.each([
+    { input: '2026-03-01T10:15', expected: Date.UTC(2026, 2, 1, 10, 15) },
+    { input: '2026-03-01T10:15:30', expected: Date.UTC(2026, 2, 1, 10, 15, 30) },
+    { input: '2026-03-01 10:15', expected: undefined },
+    { input: '', expected: undefined },
+  ])('reads the datetime-local $input as UTC', ({ input, expected }) => {
+    expect(utcTime(input)).toBe(expected);
+  });
+
+  it.each([
+    { form: { payload: '{', payloadVersion: '', maxRetries: '', reason: 'r' }, fields: ['payload'] },
+    { form: { payload: '[1]', payloadVersion: '', maxRetries: '', reason: 'r' }, fields: ['payload'] },
+    {
+      form: { payload: '{}', payloadVersion: '1.5', maxRetries: 'x', reason: ' ' },
+      fields: ['reason', 'payloadVersion', 'maxRetries'],
+    },
+    { form: { payload: '{"a":1}', payloadVersion: '2', maxRetries: '0', reason: 'fix' }, fields: [] },
+  ])('checks the replay form field by field: $fields', ({ form, fields }) => {
+    expect(parseReplayForm(form).problems.map((p) => p.field)).toEqual(fields);
+  });
+});
