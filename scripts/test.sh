@@ -9,6 +9,11 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 if [[ ! -d node_modules || package-lock.json -nt node_modules/.package-lock.json ]]; then
   npm ci --no-audit --no-fund
 fi
+# Chromium (Debian's package) for the console's browser tests, as on CI; installed when we can.
+if [[ ! -x /usr/bin/chromium ]] && command -v apt-get >/dev/null 2>&1 && [[ $(id -u) == 0 ]]; then
+  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium >/dev/null) ||
+    echo "chromium unavailable: the console browser tests will fail" >&2
+fi
 if [[ -z "${TEMPORAL_TEST_ADDRESS:-}" ]]; then
   TEMPORAL_CLI_PATH="$(scripts/temporal-cli.sh)"
   export TEMPORAL_CLI_PATH
