@@ -47,11 +47,11 @@ export function renderFaults(report: FaultsReport): string {
       '',
       `RSS slope after the first minute (MiB/min): ${roles.map((role) => `${role} ${soak.rssSlopeMiBPerMin[role]?.toFixed(2) ?? '-'}`).join(', ')}; lag p99 slope ${soak.lagP99SlopeMsPerMin?.toFixed(1) ?? '-'} ms/min.`,
       '',
-      `| minute | first deliveries | lag p50 ms | lag p99 ms | ${roles.map((role) => `${role} RSS MiB`).join(' | ')} |`,
-      `|---|---|---|---|${roles.map(() => '---|').join('')}`,
+      `| minute | first deliveries | lag p50 ms | lag p99 ms | load 1 min | ${roles.map((role) => `${role} RSS MiB`).join(' | ')} |`,
+      `|---|---|---|---|---|${roles.map(() => '---|').join('')}`,
       ...soak.minutes.map(
         (m) =>
-          `| ${m.minute} | ${m.delivered} | ${ms(m.lagP50Ms)} | ${ms(m.lagP99Ms)} | ${roles.map((role) => mib(m.rssMiB[role])).join(' | ')} |`,
+          `| ${m.minute} | ${m.delivered} | ${ms(m.lagP50Ms)} | ${ms(m.lagP99Ms)} | ${m.load1.toFixed(1)} | ${roles.map((role) => mib(m.rssMiB[role])).join(' | ')} |`,
       ),
     );
   }

@@ -4,6 +4,7 @@
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { loadavg } from 'node:os';
 import { Child } from '../infra/child.js';
 import { freePort } from '../infra/ports.js';
 import { summarize } from '../stats.js';
@@ -104,6 +105,8 @@ export interface SoakMinute {
   delivered: number;
   lagP50Ms: number | undefined;
   lagP99Ms: number | undefined;
+  /** The host's one-minute load average when the minute was sampled: the machine may be shared. */
+  load1: number;
 }
 
 export interface SoakResult {
@@ -158,10 +161,11 @@ export async function soak(
         delivered: lags.length,
         lagP50Ms: lag?.p50,
         lagP99Ms: lag?.p99,
+        load1: loadavg()[0] ?? 0,
       };
       samples.push(sample);
       h.log(
-        `soak minute ${minute}: ${lags.length} delivered, lag p99 ${lag?.p99 ?? '-'} ms, RSS ${Object.entries(
+        `soak minute ${minute}: ${lags.length} delivered, lag p99 ${lag?.p99 ?? '-'} ms, load ${sample.load1.toFixed(1)}, RSS ${Object.entries(
           sample.rssMiB,
         )
           .map(([role, mib]) => `${role} ${mib?.toFixed(0) ?? '-'} MiB`)
