@@ -184,7 +184,9 @@ export class TaskService {
                 signal: cancelSignal,
                 signalArgs: [request],
               })
-            : this.client.workflow.getHandle(workflowIdOf(access.owner, taskId)).signal(cancelSignal, request),
+            : this.client.workflow
+                .getHandle(workflowIdOf(access.owner, taskId))
+                .signal(cancelSignal, request),
         taskId,
       );
     } catch (err) {
