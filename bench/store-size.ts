@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Client, Connection } from '@temporalio/client';
-import { NativeConnection, Runtime } from '@temporalio/worker';
+import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 import { taskStartOptions } from '../src/api/task-service.js';
 import { DEV_SERVER_SQLITE_PRAGMAS } from '../src/temporal/dev-server.js';
 import { TASK_WORKFLOW_TYPE } from '../src/shared/constants.js';
@@ -36,16 +36,7 @@ const { values: flags } = parseArgs({
 const root = resolve(import.meta.dirname, '..');
 const tasks = Number(flags.tasks);
 const dir = mkdtempSync(join(tmpdir(), 'store-size-'));
-Runtime.install({
-  logger: {
-    log: () => undefined,
-    trace: () => undefined,
-    debug: () => undefined,
-    info: () => undefined,
-    warn: () => undefined,
-    error: () => undefined,
-  },
-});
+Runtime.install({ logger: new DefaultLogger('ERROR') });
 
 function dbstat(dbPath: string): Record<string, number> {
   // A second connection may checkpoint a WAL database while the server holds it open.
