@@ -99,13 +99,12 @@ export class DelayedTasksClient {
     const tasks: Array<ReturnType<typeof createBody>> = [];
     const sent: number[] = [];
     inputs.forEach((input, index) => {
-      const taskId = input.taskId ?? randomUUID();
       try {
-        tasks.push(createBody(input, taskId));
+        tasks.push(createBody(input, input.taskId ?? randomUUID()));
         sent.push(index);
       } catch (err) {
         if (!(err instanceof DelayedTaskError)) throw err;
-        results[index] = { index, taskId, error: err };
+        results[index] = { index, taskId: input.taskId, error: err };
       }
     });
     if (inputs.length > 0 && tasks.length === 0) return results;

@@ -75,12 +75,13 @@ export interface CreateTaskResult {
 
 /**
  * One entry of `createTasks`, in input order: the created or existing task, or the error a single
- * `create` of that item would have thrown. `taskId` is the id sent (generated when the input had
- * none): re-send an item that failed with `UNAVAILABLE` under the same id.
+ * `create` of that item would have thrown (status 0 when refused before sending). `taskId` is the
+ * id sent, generated when the input had none (for an item refused before sending, the input's own,
+ * if any): re-send an item that failed with `UNAVAILABLE` under the same id.
  */
 export type CreateTasksItem =
   | { index: number; taskId: string; created: boolean; task: Task; error?: undefined }
-  | { index: number; taskId: string; error: DelayedTaskError; created?: undefined; task?: undefined };
+  | { index: number; taskId?: string; error: DelayedTaskError; created?: undefined; task?: undefined };
 
 export interface ListTasksQuery {
   status?: TaskStatus;
