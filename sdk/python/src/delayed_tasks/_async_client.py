@@ -132,16 +132,7 @@ class AsyncClient:
         )
 
     async def create_tasks(self, tasks: Iterable[NewTask]) -> list[CreateTasksItem]:
-        """Create up to 100 tasks in one request (`POST /api/v1/tasks/batch`): one
-        `CreateTasksItem` per task, in order, with the task or the exception a single `create`
-        of it would raise. An item refused by the checks before sending gets its
-        `InvalidArgumentError` (status `None`) and is not sent; the others still are.
-
-        Task ids are generated before the first attempt, so the whole request is retried like
-        `create` (503, 429, network errors); an item answered with its own error is never
-        re-sent. A failure of the whole request (401, 403, a 400 for the list itself, other
-        5xx) raises.
-        """
+        """`Client.create_tasks`, awaited: one `CreateTasksItem` per task, in order."""
         request = create_tasks_request(list(tasks))
         return request if isinstance(request, list) else await self._send(request)
 
