@@ -33,6 +33,8 @@ interface Phase {
   createdPerSec: number;
   created: number;
   failures: number;
+  /** Failed items by error code (a batch), or the first error (single). */
+  errors: Record<string, number>;
   /** Latency of one request (a single create, or a whole batch), ms. */
   p50: number;
   p99: number;
@@ -68,18 +70,26 @@ async function batchLoad(
   let next = 0;
   let created = 0;
   let failures = 0;
+  const errors: Record<string, number> = {};
   const client = async () => {
     while (next < count && Date.now() < started + timeLimitMs) {
       const size = Math.min(batchSize, count - next);
       const items = Array.from({ length: size }, () => make(next++));
       const began = performance.now();
       try {
-        const ok = await api.createBatch(items);
-        created += ok;
-        failures += size - ok;
+        for (const result of await api.createBatch(items)) {
+          if (result.status === 201) created++;
+          else {
+            failures++;
+            const code = result.code ?? `HTTP ${result.status}`;
+            errors[code] = (errors[code] ?? 0) + 1;
+          }
+        }
         latencies.push(performance.now() - began);
-      } catch {
+      } catch (err) {
         failures += size;
+        const code = err instanceof Error ? err.message.slice(0, 40) : 'request failed';
+        errors[code] = (errors[code] ?? 0) + size;
       }
     }
   };
@@ -89,6 +99,7 @@ async function batchLoad(
     createdPerSec: created / Math.max(0.001, (Date.now() - started) / 1000),
     created,
     failures,
+    errors,
     p50: latency?.p50 ?? NaN,
     p99: latency?.p99 ?? NaN,
   };
@@ -115,6 +126,7 @@ async function phase(ctx: ScenarioContext, mode: Mode, k: number): Promise<Phase
         createdPerSec: outcome.createdPerSec,
         created: outcome.created.length,
         failures: outcome.failures,
+        errors: outcome.firstError ? { [outcome.firstError.slice(0, 40)]: outcome.failures } : {},
         p50: outcome.latencyMs?.p50 ?? NaN,
         p99: outcome.latencyMs?.p99 ?? NaN,
       };
@@ -140,10 +152,20 @@ function row(mode: Mode, phases: readonly Phase[], ratios: readonly number[]): S
       'request p50 ms': round(median(phases.map((p) => p.p50))),
       'request p99 ms': round(median(phases.map((p) => p.p99))),
       'settle after s': round(median(phases.map((p) => p.settledS ?? NaN))),
-      errors: phases.reduce((sum, p) => sum + p.failures, 0),
+      errors: describeErrors(phases),
       '× single': mode === 'batch' ? round(median(ratios), 2) : null,
     },
   };
+}
+
+/** Failed creates over every round, by error code: `0`, or e.g. `12 (UNAVAILABLE 12)`. */
+function describeErrors(phases: readonly Phase[]): string {
+  const total = phases.reduce((sum, p) => sum + p.failures, 0);
+  const byCode: Record<string, number> = {};
+  for (const phase of phases)
+    for (const [code, n] of Object.entries(phase.errors)) byCode[code] = (byCode[code] ?? 0) + n;
+  const codes = Object.entries(byCode).map(([code, n]) => `${code} ${n}`);
+  return codes.length > 0 ? `${total} (${codes.join(', ')})` : String(total);
 }
 
 export const createBatch: Scenario = {

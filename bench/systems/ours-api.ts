@@ -30,12 +30,15 @@ export class OursApi implements System {
     if (status !== 201) throw new Error(`API answered ${status}: ${text.slice(0, 200)}`);
   }
 
-  /** `POST /api/v1/tasks/batch`: how many items were created (201); throws unless the request is 200. */
-  async createBatch(tasks: readonly BenchTask[]): Promise<number> {
+  /** `POST /api/v1/tasks/batch`: each item's status and error code; throws unless the request is 200. */
+  async createBatch(tasks: readonly BenchTask[]): Promise<{ status: number; code?: string }[]> {
     const { status, text } = await this.post('/api/v1/tasks/batch', { tasks: tasks.map(createBody) });
     if (status !== 200) throw new Error(`API answered ${status}: ${text.slice(0, 200)}`);
-    const { results } = JSON.parse(text) as { results: { status: number }[] };
-    return results.filter((result) => result.status === 201).length;
+    const { results } = JSON.parse(text) as { results: { status: number; error?: { code: string } }[] };
+    return results.map((result) => ({
+      status: result.status,
+      ...(result.error ? { code: result.error.code } : {}),
+    }));
   }
 
   private async post(path: string, body: unknown): Promise<{ status: number; text: string }> {
