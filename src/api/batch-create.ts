@@ -23,8 +23,10 @@ export type ItemOutcome =
 
 /**
  * Creates every item for `access`, in request order as far as same-id items are concerned.
- * Once Temporal turns out to be unreachable, items that have not reached it yet answer 503 at once
- * rather than each waiting out the deadline; like every 503 item, they created nothing.
+ * When an item finds Temporal unreachable before any item of the request has reached it, the items
+ * that have not tried yet answer 503 at once rather than each waiting out the deadline (like every
+ * 503 item, they created nothing). Once Temporal has answered an item, an overloaded server's
+ * timeout on one item does not fail the others: each has its own deadline.
  */
 export async function createBatch(
   tasks: Pick<TaskService, 'prepare' | 'commit'>,
@@ -44,6 +46,7 @@ export async function createBatch(
     return previous;
   });
   let unavailable: ApiError | undefined;
+  let reached = false;
 
   const createOne = async (i: number): Promise<CreateResult> => {
     const item = items[i];
@@ -54,9 +57,13 @@ export async function createBatch(
     if (previous !== undefined) await settled[previous];
     if (unavailable) throw new ApiError(ErrorCode.Unavailable, unavailable.message);
     try {
-      return await tasks.commit(prepared);
+      const result = await tasks.commit(prepared);
+      reached = true;
+      return result;
     } catch (err) {
-      if (err instanceof ApiError && err.code === ErrorCode.Unavailable) unavailable ??= err;
+      if (err instanceof ApiError && err.code === ErrorCode.Unavailable) {
+        if (!reached) unavailable ??= err;
+      } else reached = true;
       throw err;
     }
   };

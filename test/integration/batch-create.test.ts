@@ -3,9 +3,15 @@
  * create of it would be (201, 200 repeat, its own error), exactly the accepted items' workflows exist
  * and fire, and a refused request (too many items, no key, no scope) starts nothing.
  */
-import { WorkflowNotFoundError } from '@temporalio/client';
+import { Connection, WorkflowNotFoundError } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildApp } from '../../src/api/app.js';
+import { ApiMetrics } from '../../src/api/metrics.js';
+import { TaskService } from '../../src/api/task-service.js';
+import { loadConfig } from '../../src/config.js';
+import { Policies } from '../../src/policies.js';
 import { workflowIdOf } from '../../src/shared/owner.js';
+import { TEST_ENV } from '../helpers/test-env.js';
 import { Harness } from '../helpers/harness.js';
 import { uniqueId } from '../helpers/tasks.js';
 import { waitFor } from '../helpers/wait.js';
@@ -274,5 +280,60 @@ describe('a refused batch creates nothing', () => {
     // The refused batch used one request: 3 more fit.
     const three = await metered(Array.from({ length: 3 }, () => item()));
     expect(three.body.results.map((r: ItemResult) => r.status)).toEqual([201, 201, 201]);
+  });
+});
+
+describe('Temporal unreachable', () => {
+  it('answers 200 with 503 UNAVAILABLE for each valid item, fast; the same items go through once Temporal is back', async () => {
+    const config = loadConfig({
+      TEMPORAL_ADDRESS: '127.0.0.1:1',
+      TEMPORAL_RPC_TIMEOUT_MS: '1000',
+      LOG_LEVEL: 'silent',
+      ...TEST_ENV,
+    });
+    const connection = Connection.lazy({ address: config.temporal.address });
+    const down = await buildApp({
+      config,
+      tasks: new TaskService({ connection, config, policies: new Policies() }),
+      metrics: new ApiMetrics({ readCounts: async () => ({ byStatus: {}, oldestOverdueSeconds: 0 }) }),
+    });
+    const items = Array.from({ length: 99 }, () => item({ delaySeconds: 1 }));
+    const invalid = item({ delaySeconds: undefined });
+    try {
+      // The first call on a lazy connection also waits for its connection attempt: not what is measured.
+      const single = await down.inject({ method: 'POST', url: '/api/v1/tasks', payload: item() });
+      expect(single.statusCode).toBe(503);
+      const started = Date.now();
+      const response = await down.inject({
+        method: 'POST',
+        url: '/api/v1/tasks/batch',
+        payload: { tasks: [...items.slice(0, 20), invalid, ...items.slice(20)] },
+      });
+      const took = Date.now() - started;
+      console.log(`a batch of ${items.length + 1} with Temporal down took ${took} ms`);
+      expect(response.statusCode).toBe(200);
+      const results = (response.json() as { results: ItemResult[] }).results;
+      expect(results).toHaveLength(100);
+      expect(results[20]).toMatchObject({ status: 400, error: { code: 'INVALID_ARGUMENT' } });
+      for (const result of results.filter((r) => r.index !== 20)) {
+        expect(result).toEqual({
+          index: result.index,
+          status: 503,
+          error: { code: 'UNAVAILABLE', message: 'Temporal is unreachable; retry later' },
+        });
+      }
+      // Items after the first refusal do not each wait out the 1 s deadline (16 at a time: 7 s).
+      expect(took).toBeLessThan(3500);
+    } finally {
+      await down.close();
+      await connection.close().catch(() => undefined);
+    }
+    // Nothing was created: the retry creates every item (201, not a 200 repeat) and each fires once.
+    const retried = await h.call('POST', '/api/v1/tasks/batch', {
+      key: key('orders'),
+      payload: { tasks: items },
+    });
+    expect(retried.body.results.map((r: ItemResult) => r.status)).toEqual(items.map(() => 201));
+    for (const i of items) await h.receiver.waitForCalls(i.taskId as string, 1);
   });
 });

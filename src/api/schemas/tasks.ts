@@ -124,6 +124,28 @@ export const TaskErrorSchema = Type.Object({
   ),
 });
 
+/** A task as the API answers it: the example of TaskSchema and of the batch answer. */
+const TASK_EXAMPLE = {
+  taskId: 'order-10023-close',
+  owner: 'orders',
+  taskType: 'order.close_timeout',
+  status: 'SCHEDULED',
+  executeAt: '2026-12-02T10:30:00.000Z',
+  createdAt: '2026-12-02T10:00:00.000Z',
+  payload: { orderId: '10023' },
+  payloadVersion: 1,
+  callbackUrl: 'https://orders.internal/callbacks/close',
+  maxRetries: 3,
+  timeoutMs: 30000,
+  traceId: null,
+  priority: 3,
+  attempts: 0,
+  lastError: null,
+  nextAttemptAt: null,
+  firedAt: null,
+  completedAt: null,
+};
+
 export const TaskSchema = Type.Object(
   {
     taskId: TaskIdSchema,
@@ -149,28 +171,7 @@ export const TaskSchema = Type.Object(
   },
   {
     $id: 'Task',
-    examples: [
-      {
-        taskId: 'order-10023-close',
-        owner: 'orders',
-        taskType: 'order.close_timeout',
-        status: 'SCHEDULED',
-        executeAt: '2026-12-02T10:30:00.000Z',
-        createdAt: '2026-12-02T10:00:00.000Z',
-        payload: { orderId: '10023' },
-        payloadVersion: 1,
-        callbackUrl: 'https://orders.internal/callbacks/close',
-        maxRetries: 3,
-        timeoutMs: 30000,
-        traceId: null,
-        priority: 3,
-        attempts: 0,
-        lastError: null,
-        nextAttemptAt: null,
-        firedAt: null,
-        completedAt: null,
-      },
-    ],
+    examples: [TASK_EXAMPLE],
   },
 );
 export type Task = Static<typeof TaskSchema>;
@@ -229,7 +230,8 @@ export const CreateTasksResultSchema = Type.Object(
           description:
             '201 created, 200 an identical task existed (idempotent repeat), else the 4xx or 5xx status a single create of this item answers',
         }),
-        task: Type.Optional(TaskSchema),
+        // The Task shape without its $id, so that the document inlines it rather than naming a def.
+        task: Type.Optional(Type.Object(TaskSchema.properties)),
         error: Type.Optional(ErrorBodySchema.properties.error),
       }),
       { description: 'One entry per item, in request order' },
@@ -239,7 +241,7 @@ export const CreateTasksResultSchema = Type.Object(
     examples: [
       {
         results: [
-          { index: 0, status: 201, task: { taskId: 'order-10023-close', status: 'SCHEDULED' } },
+          { index: 0, status: 201, task: TASK_EXAMPLE },
           {
             index: 1,
             status: 409,
