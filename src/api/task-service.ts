@@ -74,6 +74,18 @@ export interface TaskServiceOptions {
   dataConverter?: DataConverter;
 }
 
+/** A create that passed every check and has not touched Temporal yet. */
+export interface PreparedCreate {
+  readonly spec: TaskSpec;
+  readonly fingerprint: string;
+}
+
+export interface CreateResult {
+  task: Task;
+  /** False: an identical task of this id existed (an idempotent repeat). */
+  created: boolean;
+}
+
 /** How long a create waits for DNS before leaving the address check to send time. */
 const CREATE_RESOLVE_TIMEOUT_MS = 2_000;
 
@@ -107,7 +119,15 @@ export class TaskService {
    * Creates a task for `access.owner`; the same id with the same spec returns the existing task
    * (`created: false`). Idempotency is per owner: another owner's task of the same id is another task.
    */
-  async create(access: TaskAccess, body: CreateTaskBody): Promise<{ task: Task; created: boolean }> {
+  async create(access: TaskAccess, body: CreateTaskBody): Promise<CreateResult> {
+    return this.commit(await this.prepare(access, body));
+  }
+
+  /**
+   * Every check of a create that needs no Temporal call: access, validation, the SSRF guard. A
+   * batch prepares its items, then commits each one (src/api/batch-create.ts).
+   */
+  async prepare(access: TaskAccess, body: CreateTaskBody): Promise<PreparedCreate> {
     checkTaskAccess(access, { taskType: body.taskType });
     const policy = this.policyOf(body.taskType);
     const { spec, fingerprint } = buildTaskSpec(body, {
@@ -120,8 +140,12 @@ export class TaskService {
       guard: this.guard,
     });
     checkTaskAccess(access, spec);
-    const workflowId = workflowIdOf(spec.owner, spec.taskId);
     await this.checkCallbackAddresses(spec.callbackUrl);
+    return { spec, fingerprint };
+  }
+
+  /** Starts a prepared task's workflow, or answers the existing identical one. */
+  async commit({ spec, fingerprint }: PreparedCreate): Promise<CreateResult> {
     try {
       await this.start(spec, fingerprint, 'REJECT_DUPLICATE');
       return { task: toTask(initialTaskState(spec)), created: true };
@@ -129,7 +153,7 @@ export class TaskService {
       if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw toApiError(err);
     }
     const existing = await this.call(
-      () => this.client.workflow.getHandle(workflowId).describe(),
+      () => this.client.workflow.getHandle(workflowIdOf(spec.owner, spec.taskId)).describe(),
       spec.taskId,
     );
     if (existing.type !== TASK_WORKFLOW_TYPE || existing.memo?.specHash !== fingerprint) {
