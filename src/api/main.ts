@@ -2,14 +2,13 @@
  * API process entry point: owns the logger, the Temporal connection, listen and graceful close.
  */
 import { createServer } from 'node:http';
-import { Connection } from '@temporalio/client';
 import { KeyStore } from '../auth/key-store.js';
 import { refusalWithoutKeys } from '../auth/secure-default.js';
 import { loadConfig } from '../config.js';
 import { createLogger } from '../observability/logger.js';
 import { loadPolicies } from '../policies.js';
 import { loadPayloadKeyring } from '../security/payload-codec.js';
-import { connectionOptions } from '../temporal/connection.js';
+import { apiConnection } from '../temporal/connection.js';
 import { createDataConverter } from '../temporal/data-converter.js';
 import { buildApp } from './app.js';
 import { bearerMatches } from './routes/health.js';
@@ -44,7 +43,7 @@ if (config.auth.keysFile) {
 }
 const policies = loadPolicies(config.policiesFile);
 // Lazy: the API starts (and /readyz says 503) while Temporal is down, and recovers when it is back.
-const connection = Connection.lazy(connectionOptions(config.temporal));
+const connection = apiConnection(config.temporal);
 const keyring = loadPayloadKeyring(config.encryption);
 const dataConverter = createDataConverter(keyring);
 const tasks = new TaskService({ connection, config, policies, dataConverter });
