@@ -12,6 +12,7 @@ import { loadPayloadKeyring } from '../security/payload-codec.js';
 import { createDataConverter } from '../temporal/data-converter.js';
 import { startWorkerHttp } from './http.js';
 import { WorkerMetrics } from './metrics.js';
+import { workerReadiness } from './readiness.js';
 import { callbackDepsFromConfig, createTaskWorkers, runWorkers } from './workers.js';
 
 const config = loadConfig();
@@ -59,11 +60,14 @@ const http = await startWorkerHttp({
   host: config.worker.host,
   port: config.worker.port,
   logger,
-  ready: async () => {
-    const stopped = workers.filter((worker) => worker.getState() !== 'RUNNING');
-    if (stopped.length > 0) throw new Error(`${stopped.length} worker(s) not running`);
-    await connection.workflowService.describeNamespace({ namespace: config.temporal.namespace });
-  },
+  ready: workerReadiness({
+    workers: () => workers,
+    checkTemporal: () =>
+      connection.withDeadline(Date.now() + config.temporal.rpcTimeoutMs, () =>
+        connection.workflowService.describeNamespace({ namespace: config.temporal.namespace }),
+      ),
+    timeoutMs: config.temporal.rpcTimeoutMs,
+  }),
   metrics: async () => {
     const own = await metrics.registry.metrics();
     const sdk = await fetch(`http://${sdkMetricsAddress}/metrics`, { signal: AbortSignal.timeout(2000) })
