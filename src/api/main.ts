@@ -5,7 +5,7 @@ import { createServer } from 'node:http';
 import { KeyStore } from '../auth/key-store.js';
 import { refusalWithoutKeys } from '../auth/secure-default.js';
 import { loadConfig } from '../config.js';
-import { createLogger } from '../observability/logger.js';
+import { createLogger, orExit } from '../observability/logger.js';
 import { loadPolicies } from '../policies.js';
 import { loadPayloadKeyring } from '../security/payload-codec.js';
 import { apiConnection } from '../temporal/connection.js';
@@ -33,7 +33,6 @@ if (config.auth.keysFile) {
     process.exit(1);
   }
   keys.watch(config.auth.keysWatchIntervalMs);
-  process.on('SIGHUP', () => keys?.reload('SIGHUP'));
   logger.info({ keys: keys.current.size, path: keys.path }, 'API keys loaded');
 } else {
   logger.warn(
@@ -41,7 +40,12 @@ if (config.auth.keysFile) {
     'authentication is off (no API_KEYS_FILE): every request acts as owner "default" with every scope; loopback only',
   );
 }
-const policies = loadPolicies(config.policiesFile);
+const policies = orExit(logger, () => loadPolicies(config.policiesFile));
+// SIGHUP reloads the API keys; the policy file is read at start only (a restart applies a change).
+process.on('SIGHUP', () => {
+  keys?.reload('SIGHUP');
+  logger.info({ keys: keys !== undefined }, 'SIGHUP: API keys reloaded if any; the task policy file is not');
+});
 // Lazy: the API starts (and /readyz says 503) while Temporal is down, and recovers when it is back.
 const connection = apiConnection(config.temporal);
 const keyring = loadPayloadKeyring(config.encryption);

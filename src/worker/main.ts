@@ -5,7 +5,7 @@
 import type { AddressInfo } from 'node:net';
 import { NativeConnection, Runtime } from '@temporalio/worker';
 import { loadConfig } from '../config.js';
-import { createLogger, PinoTemporalLogger } from '../observability/logger.js';
+import { createLogger, orExit, PinoTemporalLogger } from '../observability/logger.js';
 import { loadPolicies } from '../policies.js';
 import { connectionOptions } from '../temporal/connection.js';
 import { loadPayloadKeyring } from '../security/payload-codec.js';
@@ -17,7 +17,7 @@ import { callbackDepsFromConfig, createTaskWorkers, runWorkers } from './workers
 
 const config = loadConfig();
 const logger = createLogger(config.logLevel, 'worker');
-const policies = loadPolicies(config.policiesFile);
+const policies = orExit(logger, () => loadPolicies(config.policiesFile));
 const sdkMetricsAddress = `127.0.0.1:${config.worker.sdkMetricsPort}`;
 
 Runtime.install({
@@ -87,6 +87,10 @@ function stop(signal: string): void {
 }
 process.on('SIGTERM', () => stop('SIGTERM'));
 process.on('SIGINT', () => stop('SIGINT'));
+// Not the default (exit): the policy file is read at start only; the webhook secrets file is watched.
+process.on('SIGHUP', () =>
+  logger.warn('SIGHUP ignored: the worker reloads nothing on it; restart it to apply a changed policy file'),
+);
 
 logger.info(
   {
