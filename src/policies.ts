@@ -267,7 +267,10 @@ function checkedHeaders(name: string, headers: Record<string, HeaderSource>): Re
   return headers;
 }
 
-/** Reads and validates the policy file; no path means defaults for every type. */
+/**
+ * Reads and validates the policy file; no path means defaults for every type. Read once at start:
+ * a changed file takes effect at the next start (no reload), where an invalid one stops the start.
+ */
 export function loadPolicies(path: string | undefined): Policies {
   if (!path) return new Policies();
   let parsed: unknown;
@@ -278,5 +281,11 @@ export function loadPolicies(path: string | undefined): Policies {
       cause: err,
     });
   }
-  return new Policies(parsed as PolicyFile, { baseDir: dirname(path) });
+  try {
+    return new Policies(parsed as PolicyFile, { baseDir: dirname(path) });
+  } catch (err) {
+    // Name the file: the message already names the field (`taskTypes.orders.concurrency must be >= 1`).
+    if (err instanceof PolicyError) throw new PolicyError(`${path}: ${err.message}`, { cause: err });
+    throw err;
+  }
 }

@@ -152,3 +152,13 @@ export async function settle(
   }
   return statuses;
 }
+
+/** Waits until the acknowledged tasks have settled (`settle`), then judges the scenario. */
+export async function settleAndJudge(
+  input: Omit<OutcomeInput, 'statuses'>,
+  apiUrl: () => string,
+  deadlineMs: number,
+): Promise<Outcome> {
+  const statuses = await settle(apiUrl, input.load, input.recorder, deadlineMs);
+  return outcome({ ...input, statuses });
+}

@@ -21,7 +21,7 @@ import { Child } from '../infra/child.js';
 import { freePort } from '../infra/ports.js';
 import { temporalCli } from '../infra/temporal-server.js';
 import { Load } from './load.js';
-import { outcome, settle, type Outcome } from './outcome.js';
+import { settleAndJudge, type Outcome } from './outcome.js';
 import { Recorder } from './recorder.js';
 import { renderFaults } from './render.js';
 import { SCENARIOS, type Mode, type Scenario } from './scenarios.js';
@@ -94,17 +94,19 @@ async function runScenario(h: Harness, scenario: Scenario, mode: Mode): Promise<
     h.log(`scenario ${scenario.id}: load done (${load.tasks.length} sent); waiting for every task to finish`);
     // Any API process still alive will do for the status checks.
     const apiUrl = () => stack.apis.find((api) => api.pid !== undefined)?.healthUrl ?? stack.apiUrls[0]!;
-    const statuses = await settle(apiUrl, load, recorder, Date.now() + shape.settleMs);
-    return outcome({
-      id: scenario.id,
-      title: scenario.title,
-      duplicatesAllowed: scenario.duplicatesAllowed,
-      load,
-      recorder,
-      faultEndMs,
-      notes,
-      statuses,
-    });
+    return await settleAndJudge(
+      {
+        id: scenario.id,
+        title: scenario.title,
+        duplicatesAllowed: scenario.duplicatesAllowed,
+        load,
+        recorder,
+        faultEndMs,
+        notes,
+      },
+      apiUrl,
+      Date.now() + shape.settleMs,
+    );
   } finally {
     await stack.stop();
     await recorder.down();

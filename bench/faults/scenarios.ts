@@ -94,6 +94,25 @@ async function crashAndRestart(
   ctx.faultEnded();
 }
 
+/**
+ * An outage from the fault's start: `down`, then `during` (if any) until the outage's length has
+ * passed (`ms.short` or `ms.full` by mode), then `up`.
+ */
+async function outage(
+  ctx: FaultContext,
+  ms: { short: number; full: number },
+  steps: { down(): unknown; during?(untilMs: number): Promise<void>; up(): unknown },
+): Promise<void> {
+  await at(ctx, timing(ctx.mode).startMs);
+  ctx.faultStarted();
+  await steps.down();
+  const until = Date.now() + (ctx.mode === 'short' ? ms.short : ms.full);
+  await steps.during?.(until);
+  await sleep(until - Date.now());
+  await steps.up();
+  ctx.faultEnded();
+}
+
 export const SCENARIOS: readonly Scenario[] = [
   {
     id: 1,
@@ -122,25 +141,30 @@ export const SCENARIOS: readonly Scenario[] = [
     duplicatesAllowed: true,
     shape: baseShape,
     async fault(ctx) {
-      const downMs = ctx.mode === 'short' ? 15_000 : 60_000;
-      await at(ctx, timing(ctx.mode).startMs);
-      const workerPid = ctx.stack.workers[0]!.pid;
+      let workerPid: number | undefined;
       const api = ctx.stack.apis[0]!;
-      ctx.faultStarted();
-      ctx.stack.server.freeze();
-      const until = Date.now() + downMs;
       const probes: { status: number; ms: number }[] = [];
-      while (Date.now() < until - 2_000) {
-        const began = Date.now();
-        const status = await fetch(`${api.healthUrl}/readyz`, { signal: AbortSignal.timeout(15_000) })
-          .then((res) => res.status)
-          .catch(() => 0);
-        probes.push({ status, ms: Date.now() - began });
-        await sleep(Math.min(2_000, until - Date.now()));
-      }
-      await sleep(until - Date.now());
-      ctx.stack.server.thaw();
-      ctx.faultEnded();
+      await outage(
+        ctx,
+        { short: 15_000, full: 60_000 },
+        {
+          down: () => {
+            workerPid = ctx.stack.workers[0]!.pid;
+            ctx.stack.server.freeze();
+          },
+          during: async (until) => {
+            while (Date.now() < until - 2_000) {
+              const began = Date.now();
+              const status = await fetch(`${api.healthUrl}/readyz`, { signal: AbortSignal.timeout(15_000) })
+                .then((res) => res.status)
+                .catch(() => 0);
+              probes.push({ status, ms: Date.now() - began });
+              await sleep(Math.min(2_000, until - Date.now()));
+            }
+          },
+          up: () => ctx.stack.server.thaw(),
+        },
+      );
       const refused = probes.filter((probe) => probe.status === 503).length;
       ctx.notes.push(
         `/readyz during the outage: ${refused}/${probes.length} answered 503, slowest ${Math.max(0, ...probes.map((p) => p.ms))} ms`,
@@ -157,30 +181,27 @@ export const SCENARIOS: readonly Scenario[] = [
     title: 'callback receiver down, then back',
     duplicatesAllowed: false,
     shape: baseShape,
-    async fault(ctx) {
-      const downMs = ctx.mode === 'short' ? 15_000 : 180_000;
-      await at(ctx, timing(ctx.mode).startMs);
-      ctx.faultStarted();
-      await ctx.recorder.down();
-      await sleep(downMs);
-      await ctx.recorder.up();
-      ctx.faultEnded();
-    },
+    fault: (ctx) =>
+      outage(
+        ctx,
+        { short: 15_000, full: 180_000 },
+        { down: () => ctx.recorder.down(), up: () => ctx.recorder.up() },
+      ),
   },
   {
     id: 6,
     title: 'slow partner: the receiver answers after the attempt timeout for a while',
     duplicatesAllowed: true,
     shape: (mode) => ({ ...baseShape(mode), timeoutMs: 1_000 }),
-    async fault(ctx) {
-      const { startMs } = timing(ctx.mode);
-      await at(ctx, startMs);
-      ctx.faultStarted();
-      ctx.recorder.slowMs = 2_500;
-      await sleep(ctx.mode === 'short' ? 10_000 : 20_000);
-      ctx.recorder.slowMs = undefined;
-      ctx.faultEnded();
-    },
+    fault: (ctx) =>
+      outage(
+        ctx,
+        { short: 10_000, full: 20_000 },
+        {
+          down: () => (ctx.recorder.slowMs = 2_500),
+          up: () => (ctx.recorder.slowMs = undefined),
+        },
+      ),
   },
   {
     id: 7,

@@ -10,7 +10,7 @@ import { freePort } from '../infra/ports.js';
 import { summarize } from '../stats.js';
 import { sleep, waitUntil } from '../infra/wait.js';
 import { Load } from './load.js';
-import { outcome, settle, type Outcome } from './outcome.js';
+import { settleAndJudge, type Outcome } from './outcome.js';
 import { Recorder } from './recorder.js';
 import type { Mode } from './scenarios.js';
 import { FaultStack, type StackOptions } from './stack.js';
@@ -80,17 +80,19 @@ export async function devRestart(h: Harness, mode: Mode): Promise<Outcome> {
     launcher = await launch();
     faultEndMs = Date.now();
     notes.push(`launcher back after ${Math.round((faultEndMs - load.tasks.at(-1)!.firstSentMs) / 1000)} s`);
-    const statuses = await settle(() => apiUrl, load, recorder, Date.now() + 180_000);
-    return outcome({
-      id: 8,
-      title: 'scripts/dev.sh stopped (Ctrl-C) and started again on its persistent data',
-      duplicatesAllowed: false,
-      load,
-      recorder,
-      faultEndMs,
-      notes,
-      statuses,
-    });
+    return await settleAndJudge(
+      {
+        id: 8,
+        title: 'scripts/dev.sh stopped (Ctrl-C) and started again on its persistent data',
+        duplicatesAllowed: false,
+        load,
+        recorder,
+        faultEndMs,
+        notes,
+      },
+      () => apiUrl,
+      Date.now() + 180_000,
+    );
   } finally {
     launcher.signal('SIGINT');
     await Promise.race([launcher.exited, sleep(30_000)]);
@@ -173,11 +175,8 @@ export async function soak(
       );
     }
     await running;
-    const statuses = await settle(() => stack.apiUrls[0]!, load, recorder, Date.now() + 120_000);
-    const later = samples.slice(1);
-    const roles = Object.keys(samples[0]?.rssMiB ?? {});
-    return {
-      outcome: outcome({
+    const judged = await settleAndJudge(
+      {
         id: 9,
         title: `soak: ${rate} tasks/s for ${minutes} min`,
         duplicatesAllowed: false,
@@ -185,8 +184,14 @@ export async function soak(
         recorder,
         faultEndMs: undefined,
         notes: [],
-        statuses,
-      }),
+      },
+      () => stack.apiUrls[0]!,
+      Date.now() + 120_000,
+    );
+    const later = samples.slice(1);
+    const roles = Object.keys(samples[0]?.rssMiB ?? {});
+    return {
+      outcome: judged,
       rate,
       minutes: samples,
       rssSlopeMiBPerMin: Object.fromEntries(

@@ -190,6 +190,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     await app.register(codecRoutes, {
       codec: options.codec,
       authToken: config.codec.authToken,
+      keys: options.keys,
       corsOrigins: config.codec.corsOrigins,
     });
   }

@@ -2,14 +2,13 @@
  * API process entry point: owns the logger, the Temporal connection, listen and graceful close.
  */
 import { createServer } from 'node:http';
-import { Connection } from '@temporalio/client';
 import { KeyStore } from '../auth/key-store.js';
 import { refusalWithoutKeys } from '../auth/secure-default.js';
 import { loadConfig } from '../config.js';
-import { createLogger } from '../observability/logger.js';
+import { createLogger, orExit } from '../observability/logger.js';
 import { loadPolicies } from '../policies.js';
 import { loadPayloadKeyring } from '../security/payload-codec.js';
-import { connectionOptions } from '../temporal/connection.js';
+import { apiConnection } from '../temporal/connection.js';
 import { createDataConverter } from '../temporal/data-converter.js';
 import { buildApp } from './app.js';
 import { bearerMatches } from './routes/health.js';
@@ -34,7 +33,6 @@ if (config.auth.keysFile) {
     process.exit(1);
   }
   keys.watch(config.auth.keysWatchIntervalMs);
-  process.on('SIGHUP', () => keys?.reload('SIGHUP'));
   logger.info({ keys: keys.current.size, path: keys.path }, 'API keys loaded');
 } else {
   logger.warn(
@@ -42,9 +40,14 @@ if (config.auth.keysFile) {
     'authentication is off (no API_KEYS_FILE): every request acts as owner "default" with every scope; loopback only',
   );
 }
-const policies = loadPolicies(config.policiesFile);
+const policies = orExit(logger, () => loadPolicies(config.policiesFile));
+// SIGHUP reloads the API keys; the policy file is read at start only (a restart applies a change).
+process.on('SIGHUP', () => {
+  keys?.reload('SIGHUP');
+  logger.info({ keys: keys !== undefined }, 'SIGHUP: API keys reloaded if any; the task policy file is not');
+});
 // Lazy: the API starts (and /readyz says 503) while Temporal is down, and recovers when it is back.
-const connection = Connection.lazy(connectionOptions(config.temporal));
+const connection = apiConnection(config.temporal);
 const keyring = loadPayloadKeyring(config.encryption);
 const dataConverter = createDataConverter(keyring);
 const tasks = new TaskService({ connection, config, policies, dataConverter });

@@ -51,7 +51,7 @@ import {
   digest,
   resolveWhen,
 } from './task-input.js';
-import { isNotRunning, isNotStartedYet, toApiError } from './temporal-errors.js';
+import { isNotRunning, isNotStartedYet, temporalUnavailable, toApiError } from './temporal-errors.js';
 
 type Payload = temporal.api.common.v1.IPayload;
 const { WorkflowExecutionStatus, BatchOperationState, ResetReapplyExcludeType, EventType } =
@@ -485,7 +485,7 @@ export class TaskService {
     fingerprint: string,
     reuse: 'REJECT_DUPLICATE' | 'ALLOW_DUPLICATE',
   ): Promise<void> {
-    await this.options.connection.withDeadline(this.deadline(), () =>
+    await this.bounded(() =>
       this.client.workflow.start<typeof delayedTask>(
         TASK_WORKFLOW_TYPE,
         taskStartOptions(
@@ -513,9 +513,7 @@ export class TaskService {
     let found: Lookup;
     try {
       found = {
-        state: await this.options.connection.withDeadline(this.deadline(), () =>
-          this.client.workflow.getHandle(workflowId).query(statusQuery),
-        ),
+        state: await this.bounded(() => this.client.workflow.getHandle(workflowId).query(statusQuery)),
       };
     } catch (err) {
       if (!isNotStartedYet(err)) throw toApiError(err, taskId);
@@ -621,16 +619,42 @@ export class TaskService {
     };
   }
 
-  private deadline(): number {
-    return Date.now() + this.options.config.temporal.rpcTimeoutMs;
-  }
-
   /** Runs a Temporal call under the API's deadline and maps its errors. */
   private async call<T>(fn: () => Promise<T>, taskId?: string): Promise<T> {
     try {
-      return await this.options.connection.withDeadline(this.deadline(), fn);
+      return await this.bounded(fn);
     } catch (err) {
       throw toApiError(err, taskId);
+    }
+  }
+
+  /**
+   * Runs a Temporal call under the API's deadline and gives up at the deadline itself. The gRPC
+   * deadline alone does not bound it: the SDK retries UNAVAILABLE with a backoff whose sleep runs on
+   * past the deadline (a 5 s deadline answered after up to 9.8 s with the server down).
+   */
+  private async bounded<T>(fn: () => Promise<T>): Promise<T> {
+    const { connection } = this.options;
+    const timeoutMs = this.options.config.temporal.rpcTimeoutMs;
+    const abort = new AbortController();
+    let timer: NodeJS.Timeout | undefined;
+    const expired = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        abort.abort();
+        reject(
+          temporalUnavailable(
+            new Error(`no answer from Temporal within TEMPORAL_RPC_TIMEOUT_MS (${timeoutMs} ms)`),
+          ),
+        );
+      }, timeoutMs);
+    });
+    try {
+      return await Promise.race([
+        connection.withDeadline(Date.now() + timeoutMs, () => connection.withAbortSignal(abort.signal, fn)),
+        expired,
+      ]);
+    } finally {
+      clearTimeout(timer);
     }
   }
 }

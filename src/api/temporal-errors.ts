@@ -46,6 +46,11 @@ export function isAlreadyExists(err: unknown): boolean {
   return grpcCode(err) === GRPC.ALREADY_EXISTS;
 }
 
+/** 503 UNAVAILABLE: Temporal did not answer (in time); the cause stays in the logs only. */
+export function temporalUnavailable(cause: unknown): ApiError {
+  return new ApiError(ErrorCode.Unavailable, 'Temporal is unreachable; retry later', undefined, { cause });
+}
+
 export function toApiError(err: unknown, taskId?: string): ApiError {
   if (err instanceof ApiError) return err;
   if (err instanceof WorkflowNotFoundError) return taskNotFound(taskId ?? err.workflowId);
@@ -57,9 +62,7 @@ export function toApiError(err: unknown, taskId?: string): ApiError {
   }
   const code = grpcCode(err);
   if (code === GRPC.UNAVAILABLE || code === GRPC.DEADLINE_EXCEEDED || isConnectFailure(err)) {
-    return new ApiError(ErrorCode.Unavailable, 'Temporal is unreachable; retry later', undefined, {
-      cause: err,
-    });
+    return temporalUnavailable(err);
   }
   if (code === GRPC.RESOURCE_EXHAUSTED) {
     return new ApiError(

@@ -6,8 +6,12 @@ import { ApiError, ErrorCode } from '../api/errors.js';
 import { hostMatches } from '../security/address-rules.js';
 import { DEFAULT_OWNER } from '../shared/owner.js';
 
-/** `tasks:write`: create, cancel, reschedule, replay one. `tasks:read`: get, list. `admin`: everything, every owner. */
-export const SCOPES = ['tasks:read', 'tasks:write', 'admin'] as const;
+/**
+ * `tasks:write`: create, cancel, reschedule, replay one. `tasks:read`: get, list. `codec`: the codec
+ * endpoint, which decrypts the payloads of every owner (for the Web UI and the CLI; grant it to
+ * operators only). `admin`: everything, every owner.
+ */
+export const SCOPES = ['tasks:read', 'tasks:write', 'codec', 'admin'] as const;
 export type Scope = (typeof SCOPES)[number];
 
 export interface Principal {

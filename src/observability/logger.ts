@@ -106,3 +106,13 @@ export class PinoTemporalLogger implements TemporalLogger {
     this.log('ERROR', message, meta);
   }
 }
+
+/** Runs a start-up step; on failure logs its message as fatal and exits 1 (no stack for a config error). */
+export function orExit<T>(logger: Logger, step: () => T): T {
+  try {
+    return step();
+  } catch (err) {
+    logger.fatal((err as Error).message);
+    process.exit(1);
+  }
+}

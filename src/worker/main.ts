@@ -5,18 +5,19 @@
 import type { AddressInfo } from 'node:net';
 import { NativeConnection, Runtime } from '@temporalio/worker';
 import { loadConfig } from '../config.js';
-import { createLogger, PinoTemporalLogger } from '../observability/logger.js';
+import { createLogger, orExit, PinoTemporalLogger } from '../observability/logger.js';
 import { loadPolicies } from '../policies.js';
 import { connectionOptions } from '../temporal/connection.js';
 import { loadPayloadKeyring } from '../security/payload-codec.js';
 import { createDataConverter } from '../temporal/data-converter.js';
 import { startWorkerHttp } from './http.js';
 import { WorkerMetrics } from './metrics.js';
+import { workerReadiness } from './readiness.js';
 import { callbackDepsFromConfig, createTaskWorkers, runWorkers } from './workers.js';
 
 const config = loadConfig();
 const logger = createLogger(config.logLevel, 'worker');
-const policies = loadPolicies(config.policiesFile);
+const policies = orExit(logger, () => loadPolicies(config.policiesFile));
 const sdkMetricsAddress = `127.0.0.1:${config.worker.sdkMetricsPort}`;
 
 Runtime.install({
@@ -59,11 +60,14 @@ const http = await startWorkerHttp({
   host: config.worker.host,
   port: config.worker.port,
   logger,
-  ready: async () => {
-    const stopped = workers.filter((worker) => worker.getState() !== 'RUNNING');
-    if (stopped.length > 0) throw new Error(`${stopped.length} worker(s) not running`);
-    await connection.workflowService.describeNamespace({ namespace: config.temporal.namespace });
-  },
+  ready: workerReadiness({
+    workers: () => workers,
+    checkTemporal: () =>
+      connection.withDeadline(Date.now() + config.temporal.rpcTimeoutMs, () =>
+        connection.workflowService.describeNamespace({ namespace: config.temporal.namespace }),
+      ),
+    timeoutMs: config.temporal.rpcTimeoutMs,
+  }),
   metrics: async () => {
     const own = await metrics.registry.metrics();
     const sdk = await fetch(`http://${sdkMetricsAddress}/metrics`, { signal: AbortSignal.timeout(2000) })
@@ -83,6 +87,10 @@ function stop(signal: string): void {
 }
 process.on('SIGTERM', () => stop('SIGTERM'));
 process.on('SIGINT', () => stop('SIGINT'));
+// Not the default (exit): the policy file is read at start only; the webhook secrets file is watched.
+process.on('SIGHUP', () =>
+  logger.warn('SIGHUP ignored: the worker reloads nothing on it; restart it to apply a changed policy file'),
+);
 
 logger.info(
   {

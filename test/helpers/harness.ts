@@ -105,7 +105,8 @@ export class Harness {
   private connection!: Connection;
   private nativeConnection!: NativeConnection;
   private workflowBundlePath!: string;
-  private workers: Worker[] = [];
+  /** The workers running in this process now (one per queue; a test may stop one). */
+  workers: Worker[] = [];
   private resolve: Resolver | undefined;
   /** Failure converter and, when the env configures keys, encryption: as the API and worker build it. */
   dataConverter!: DataConverter;

@@ -1,7 +1,7 @@
 /**
  * The API's task gauges when Temporal cannot answer the count queries, and the bounded task-type label.
  */
-import { Connection } from '@temporalio/client';
+import { apiConnection } from '../../src/temporal/connection.js';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ApiMetrics, taskCountsReader } from '../../src/api/metrics.js';
 import { TaskService } from '../../src/api/task-service.js';
@@ -9,7 +9,7 @@ import { loadConfig } from '../../src/config.js';
 import { Policies } from '../../src/policies.js';
 
 const config = loadConfig({ TEMPORAL_ADDRESS: '127.0.0.1:1', TEMPORAL_RPC_TIMEOUT_MS: '300' });
-const connection = Connection.lazy({ address: config.temporal.address });
+const connection = apiConnection(config.temporal);
 afterAll(async () => {
   await connection.close().catch(() => undefined);
 });

@@ -2,9 +2,10 @@
  * /metrics of the API with METRICS_TOKEN: refused without the token (and with an API key in its
  * place), served with it. No Temporal needed: metrics read no counts here.
  */
-import { Connection } from '@temporalio/client';
+import type { Connection } from '@temporalio/client';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { apiConnection } from '../../src/temporal/connection.js';
 import { buildApp } from '../../src/api/app.js';
 import { ApiMetrics } from '../../src/api/metrics.js';
 import { TaskService } from '../../src/api/task-service.js';
@@ -18,7 +19,7 @@ let connection: Connection;
 
 beforeAll(async () => {
   const config = loadConfig({ TEMPORAL_ADDRESS: '127.0.0.1:1', METRICS_TOKEN: TOKEN });
-  connection = Connection.lazy({ address: config.temporal.address });
+  connection = apiConnection(config.temporal);
   const tasks = new TaskService({ connection, config, policies: new Policies() });
   const metrics = new ApiMetrics({ readCounts: async () => ({ byStatus: {}, oldestOverdueSeconds: 0 }) });
   app = await buildApp({ config, tasks, metrics });

@@ -3,9 +3,10 @@
  * it, every documented example validates against its schema, and /docs renders.
  */
 import { readFileSync } from 'node:fs';
-import { Connection } from '@temporalio/client';
+import type { Connection } from '@temporalio/client';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { apiConnection } from '../../src/temporal/connection.js';
 import { buildApp } from '../../src/api/app.js';
 import { ErrorCode } from '../../src/api/errors.js';
 import { ApiMetrics } from '../../src/api/metrics.js';
@@ -19,7 +20,7 @@ let connection: Connection;
 
 beforeAll(async () => {
   const config = loadConfig({ TEMPORAL_ADDRESS: '127.0.0.1:1' });
-  connection = Connection.lazy({ address: config.temporal.address });
+  connection = apiConnection(config.temporal);
   const tasks = new TaskService({ connection, config, policies: new Policies() });
   const metrics = new ApiMetrics({ readCounts: async () => ({ byStatus: {}, oldestOverdueSeconds: 0 }) });
   app = await buildApp({ config, tasks, metrics });

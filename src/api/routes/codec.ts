@@ -3,15 +3,19 @@
  * the Web UI and the CLI (`--codec-endpoint http://<api>/codec`): `POST /codec/encode` and
  * `POST /codec/decode` take and answer `{"payloads": [{"metadata": {k: base64}, "data": base64}]}`.
  *
- * Who may call it: with `CODEC_AUTH_TOKEN` set, a request must carry `Authorization: Bearer <token>`;
- * without it, only clients on loopback (the local Web UI and CLI). Browsers reach it from the origins
- * in `CODEC_CORS_ORIGINS` (the Web UI's). Once API keys exist, they replace the token here.
+ * Who may call it: `Authorization: Bearer <CODEC_AUTH_TOKEN>`, or an API key with scope `codec` (or
+ * `admin`): it decrypts every owner's payloads, so no task scope is enough. With neither a token nor
+ * API keys configured, only clients on loopback (the local Web UI and CLI, `scripts/dev.sh`); with
+ * either, a credential is needed even from loopback (a proxy on the same host looks like loopback).
+ * Browsers reach it from the origins in `CODEC_CORS_ORIGINS` (the Web UI's).
  */
 import { timingSafeEqual, createHash } from 'node:crypto';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Payload, PayloadCodec } from '@temporalio/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import Type, { type Static } from 'typebox';
+import type { KeyStore } from '../../auth/key-store.js';
+import { hasScope, permissionDenied } from '../../auth/principal.js';
 import { ApiError, ErrorCode } from '../errors.js';
 import { ErrorBodySchema } from '../schemas/common.js';
 
@@ -25,8 +29,10 @@ type CodecBody = Static<typeof CodecBodySchema>;
 
 export interface CodecRoutesOptions {
   codec: PayloadCodec;
-  /** Bearer token a caller must send; undefined: loopback callers only. */
+  /** Bearer token a caller may send; undefined (and no keys): loopback callers only. */
   authToken: string | undefined;
+  /** API keys: one with scope `codec` or `admin` may call the endpoint. */
+  keys?: KeyStore | undefined;
   /** Browser origins allowed (the Web UI). */
   corsOrigins: readonly string[];
 }
@@ -36,7 +42,7 @@ const CODEC_BODY_LIMIT = 16 * 1024 * 1024;
 const LOOPBACK = /^(127\.\d+\.\d+\.\d+|::1|::ffff:127\.\d+\.\d+\.\d+)$/;
 
 export const codecRoutes: FastifyPluginAsyncTypebox<CodecRoutesOptions> = async (app, options) => {
-  const { codec, authToken, corsOrigins } = options;
+  const { codec, authToken, corsOrigins, keys } = options;
   const expected = authToken ? digest(authToken) : undefined;
 
   const cors = (request: FastifyRequest, reply: FastifyReply) => {
@@ -50,15 +56,27 @@ export const codecRoutes: FastifyPluginAsyncTypebox<CodecRoutesOptions> = async 
 
   const authenticate = async (request: FastifyRequest, reply: FastifyReply) => {
     cors(request, reply);
+    const authorization = request.headers.authorization;
     if (expected) {
-      const match = /^Bearer (.+)$/i.exec(request.headers.authorization ?? '');
-      if (!match || !timingSafeEqual(digest(match[1]!), expected)) {
-        throw new ApiError(
-          ErrorCode.Unauthenticated,
-          'the codec endpoint needs Authorization: Bearer <CODEC_AUTH_TOKEN>',
-        );
+      const match = /^Bearer (.+)$/i.exec(authorization ?? '');
+      if (match && timingSafeEqual(digest(match[1]!), expected)) return;
+    }
+    if (keys) {
+      const result = keys.authenticate(authorization);
+      if (result.ok) {
+        if (hasScope(result.principal, 'codec')) return;
+        throw permissionDenied('authorization', 'lacks scope codec');
       }
-      return;
+    }
+    if (expected || keys) {
+      const accepted = [
+        ...(expected ? ['CODEC_AUTH_TOKEN'] : []),
+        ...(keys ? ['an API key with scope codec or admin'] : []),
+      ];
+      throw new ApiError(
+        ErrorCode.Unauthenticated,
+        `the codec endpoint needs Authorization: Bearer <${accepted.join(' or ')}>`,
+      );
     }
     if (!LOOPBACK.test(request.socket.remoteAddress ?? '')) {
       throw new ApiError(
