@@ -13,7 +13,12 @@ import helmet from '@fastify/helmet';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { accessFor, listOwner } from '../api/auth.js';
 import { ApiError, ErrorCode } from '../api/errors.js';
-import { ListTasksQuerySchema, ReplayBodySchema, type ReplayBody } from '../api/schemas/tasks.js';
+import {
+  ListTasksQuerySchema,
+  ReplayBodySchema,
+  type ListTasksQuery,
+  type ReplayBody,
+} from '../api/schemas/tasks.js';
 import type { TaskService } from '../api/task-service.js';
 import type { KeyStore } from '../auth/key-store.js';
 import { ANONYMOUS, hasScope, permissionDenied, type Principal } from '../auth/principal.js';
@@ -310,34 +315,40 @@ export async function consoleRoutes(app: FastifyInstance, options: ConsoleOption
 
   app.get('/console/tasks', async (request, reply) => {
     const raw = request.query as Form;
-    const query: Record<string, unknown> = {};
-    for (const key of ['status', 'taskType', 'pageToken'] as const) if (raw[key]) query[key] = raw[key];
-    if (!validateList(query)) {
-      const details = toFieldProblems(validateList.errors);
-      throw new ApiError(
-        ErrorCode.InvalidArgument,
-        details.map((d) => `${d.field} ${d.reason}`).join('; '),
-        details,
-      );
-    }
+    const principal = request.viewer?.principal ?? ANONYMOUS;
+    const admin = hasScope(principal, 'admin');
     const filters: ListFilters = {
       status: raw.status || undefined,
-      taskType: raw.taskType || undefined,
-      idPrefix: raw.idPrefix || undefined,
+      taskType: raw.taskType?.trim() || undefined,
+      idPrefix: raw.idPrefix?.trim() || undefined,
       dueAfter: raw.dueAfter || undefined,
       dueBefore: raw.dueBefore || undefined,
+      // Task ids are unique per owner: an admin's id prefix searches one owner, their own unless named.
+      owner: admin ? raw.owner?.trim() || (raw.idPrefix?.trim() ? principal.owner : undefined) : undefined,
     };
-    const principal = request.viewer?.principal ?? ANONYMOUS;
-    const list = await tasks.list(listOwner(principal, undefined), query as { status?: never });
-    const after = filters.dueAfter ? utcTime(filters.dueAfter) : undefined;
-    const before = filters.dueBefore ? utcTime(filters.dueBefore) : undefined;
-    const shown = list.tasks.filter((task) => {
-      if (filters.idPrefix && !task.taskId.startsWith(filters.idPrefix)) return false;
-      const due = task.executeAt ? Date.parse(task.executeAt) : undefined;
-      if (after !== undefined && (due === undefined || due < after)) return false;
-      if (before !== undefined && (due === undefined || due > before)) return false;
-      return true;
-    });
+    const query: Record<string, unknown> = {};
+    for (const key of ['status', 'taskType', 'idPrefix', 'owner'] as const)
+      if (filters[key]) query[key] = filters[key];
+    if (raw.pageToken) query.pageToken = raw.pageToken;
+    const problems: FieldProblem[] = [];
+    // The time inputs are datetime-local, read as UTC (the page says so).
+    for (const key of ['dueAfter', 'dueBefore'] as const) {
+      const value = filters[key];
+      if (!value) continue;
+      const at = utcTime(value);
+      if (at === undefined) problems.push({ field: key, reason: 'is not a date and time' });
+      else query[key] = new Date(at).toISOString();
+    }
+    if (!validateList(query)) problems.push(...toFieldProblems(validateList.errors));
+    if (problems.length > 0) {
+      throw new ApiError(
+        ErrorCode.InvalidArgument,
+        problems.map((d) => `${d.field} ${d.reason}`).join('; '),
+        problems,
+      );
+    }
+    const { owner, ...rest } = query as ListTasksQuery;
+    const list = await tasks.list(listOwner(principal, owner), rest);
     let nextUrl: string | undefined;
     if (list.nextPageToken) {
       const params = new URLSearchParams();
@@ -345,7 +356,7 @@ export async function consoleRoutes(app: FastifyInstance, options: ConsoleOption
       params.set('pageToken', list.nextPageToken);
       nextUrl = `/console/tasks?${params.toString()}`;
     }
-    return page(reply, tasksPage(viewerOf(request, reply), filters, { ...list, tasks: shown }, nextUrl));
+    return page(reply, tasksPage(viewerOf(request, reply), filters, list, nextUrl));
   });
 
   type TaskRequest = FastifyRequest<{
