@@ -1,11 +1,10 @@
 /**
  * The operator console at `/console` (issue 15): server-rendered pages over the same TaskService as
  * the JSON API, with the same keys and scopes. A browser logs in by pasting an API key; the key stays
- * in this process and the browser holds only a random session id (HttpOnly, SameSite=Strict, Secure
- * under TLS). Every POST carries a CSRF token; every state-changing action writes an audit line.
+ * on the server and the browser holds a signed session cookie naming the key's id (src/console/session.ts;
+ * HttpOnly, SameSite=Strict, Secure under TLS), which any API process with the same secret accepts. Every POST carries a CSRF token; every state-changing action writes an audit line.
  * Registered by src/api/app.ts only when CONSOLE_ENABLED=true.
  */
-import { randomBytes } from 'node:crypto';
 import cookie from '@fastify/cookie';
 import csrfProtection from '@fastify/csrf-protection';
 import formbody from '@fastify/formbody';
@@ -21,11 +20,13 @@ import {
 } from '../api/schemas/tasks.js';
 import type { TaskService } from '../api/task-service.js';
 import type { KeyStore } from '../auth/key-store.js';
+import { isLoopbackHost } from '../auth/secure-default.js';
 import { ANONYMOUS, hasScope, permissionDenied, type Principal } from '../auth/principal.js';
 import type { Config } from '../config.js';
 import { workflowIdOf } from '../shared/owner.js';
 import { createAjv, toFieldProblems, type FieldProblem } from '../validation.js';
 import { CONSOLE_CSS, CONSOLE_JS } from './assets.js';
+import { SessionSigner } from './session.js';
 import {
   batchPage,
   bulkPage,
@@ -50,7 +51,6 @@ export interface ConsoleOptions {
 }
 
 export const SESSION_COOKIE = 'dts_console';
-const SESSION_TTL_MS = 8 * 3600_000;
 const SAMPLE_SIZE = 500;
 /** Window of the overview's SUCCEEDED and CANCELLED counts. */
 const FINISHED_WINDOW_MS = 24 * 3600_000;
@@ -58,21 +58,22 @@ const DEAD_LETTER_CAP = 1000;
 
 type Form = Record<string, string | undefined>;
 
-interface Session {
-  key: string;
-  expiresAt: number;
-}
-
 declare module 'fastify' {
   interface FastifyRequest {
     /** Who is using the console; set on every console page but the login page and assets. */
-    viewer: { principal: Principal; sessionId: string | undefined } | undefined;
+    viewer: { principal: Principal } | undefined;
   }
 }
 
 export async function consoleRoutes(app: FastifyInstance, options: ConsoleOptions): Promise<void> {
   const { tasks, keys, config } = options;
-  const sessions = new Map<string, Session>();
+  const signer = new SessionSigner(config.console.sessionSecrets);
+  const sessionTtlMs = config.console.sessionTtlSeconds * 1000;
+  if (keys && config.console.sessionSecrets.length === 0 && !isLoopbackHost(config.api.host)) {
+    app.log.warn(
+      'CONSOLE_SESSION_SECRET is not set: console sessions are signed with a random secret of this process, so behind a load balancer a session works only on the process that made it',
+    );
+  }
   const ajv = createAjv({ coerceTypes: true, useDefaults: true });
   const validateList = ajv.compile(ListTasksQuerySchema);
   const validateReplay = createAjv().compile(ReplayBodySchema);
@@ -194,22 +195,22 @@ export async function consoleRoutes(app: FastifyInstance, options: ConsoleOption
     const url = request.routeOptions.url ?? '';
     if (url.startsWith('/console/static/') || url === '/console/login') return;
     if (!keys) {
-      request.viewer = { principal: ANONYMOUS, sessionId: undefined };
+      request.viewer = { principal: ANONYMOUS };
       return;
     }
-    const sessionId = request.cookies[SESSION_COOKIE];
-    const session = sessionId ? sessions.get(sessionId) : undefined;
-    const result =
-      session && session.expiresAt > Date.now() ? keys.authenticate(`Bearer ${session.key}`) : undefined;
+    const now = Date.now();
+    const ring = keys.current;
+    const session = signer.verify(request.cookies[SESSION_COOKIE], now, (keyId) => ring.entry(keyId)?.hash);
+    const entry = session ? ring.entry(session.keyId) : undefined;
+    const result = entry ? ring.admit(entry, now) : undefined;
     if (!result?.ok) {
-      if (sessionId) sessions.delete(sessionId);
       if (request.method === 'GET') return reply.redirect('/console/login', 303);
       throw new ApiError(
         ErrorCode.Unauthenticated,
         'log in again: the console session is missing or expired',
       );
     }
-    request.viewer = { principal: result.principal, sessionId };
+    request.viewer = { principal: result.principal };
   });
 
   const requireWrite = (request: FastifyRequest, scope: 'tasks:write' | 'admin' = 'tasks:write') => {
@@ -245,28 +246,28 @@ export async function consoleRoutes(app: FastifyInstance, options: ConsoleOption
   app.post('/console/login', async (request, reply) => {
     if (!keys) return reply.redirect('/console', 303);
     const key = ((request.body as Form | undefined)?.key ?? '').trim();
-    const result = keys.authenticate(`Bearer ${key}`);
+    const ring = keys.current;
+    const result = ring.authenticate(`Bearer ${key}`, Date.now());
     if (!result.ok) {
       audit(request, 'login', { outcome: `refused: ${result.reason}` });
       return page(reply, loginPage(viewerOf(request, reply).csrfToken, 'That key is not valid.'), 401);
     }
-    const sessionId = randomBytes(32).toString('base64url');
-    sessions.set(sessionId, { key, expiresAt: Date.now() + SESSION_TTL_MS });
-    request.viewer = { principal: result.principal, sessionId };
+    const keyId = result.principal.keyId!;
+    const session = signer.sign({ keyId, expiresAt: Date.now() + sessionTtlMs }, ring.entry(keyId)!.hash);
+    request.viewer = { principal: result.principal };
     audit(request, 'login', { outcome: 'ok' });
     return reply
-      .setCookie(SESSION_COOKIE, sessionId, {
+      .setCookie(SESSION_COOKIE, session, {
         path: '/console',
         httpOnly: true,
         sameSite: 'strict',
         secure: secure(request),
-        maxAge: SESSION_TTL_MS / 1000,
+        maxAge: config.console.sessionTtlSeconds,
       })
       .redirect('/console', 303);
   });
 
   app.post('/console/logout', async (request, reply) => {
-    if (request.viewer?.sessionId) sessions.delete(request.viewer.sessionId);
     audit(request, 'logout', { outcome: 'ok' });
     return reply.clearCookie(SESSION_COOKIE, { path: '/console' }).redirect('/console/login', 303);
   });
