@@ -411,7 +411,7 @@ function attemptHistory(task: Task): Html {
   if (!history) {
     return html`<h2>Attempts</h2>
       <p class="muted" id="attempts-unknown">
-        This run ended before attempt histories were kept: see its workflow in the Temporal Web UI.
+        The worker that answered keeps no attempt history: see the workflow in the Temporal Web UI.
       </p>`;
   }
   const dropped = task.attempts - history.length;

@@ -172,7 +172,7 @@ export const TaskSchema = Type.Object(
     attemptHistory: Type.Optional(
       Type.Array(AttemptSchema, {
         maxItems: ATTEMPT_HISTORY_LIMIT,
-        description: `The newest ${ATTEMPT_HISTORY_LIMIT} callback attempts of the current run, oldest first; times as the workflow saw them. Absent for a task whose run ended before attempt histories existed.`,
+        description: `The newest ${ATTEMPT_HISTORY_LIMIT} callback attempts of the current run, oldest first; times as the workflow saw them. The status query rebuilds it by replay, for runs older than it too; absent only when a worker without it answers.`,
       }),
     ),
   },
