@@ -100,6 +100,14 @@ export interface Config {
     enabled: boolean;
     /** Base address of Temporal's Web UI; task pages link their workflow there. Unset: no link. */
     temporalUiUrl: string | undefined;
+    /**
+     * Secrets that sign console session cookies (HMAC-SHA256), the first one signing, every one
+     * verifying (rotation). Every API process behind one address needs the same list. Empty: a
+     * random secret per process, so a session works only on the process that made it.
+     */
+    sessionSecrets: readonly string[];
+    /** Lifetime of a console session. @defaultValue 28800 (8 hours) */
+    sessionTtlSeconds: number;
   };
   /** Path of the task-type policy file; none means every type uses the default policy. */
   policiesFile: string | undefined;
@@ -222,6 +230,12 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
       temporalUiUrl:
         read.string('TEMPORAL_UI_URL', '', /^(|https?:\/\/\S+)$/, 'an http(s) URL').replace(/\/+$/, '') ||
         undefined,
+      sessionSecrets: read.list(
+        'CONSOLE_SESSION_SECRET',
+        (value) => value.length >= 32,
+        'at least 32 characters (e.g. openssl rand -base64 32)',
+      ),
+      sessionTtlSeconds: read.int('CONSOLE_SESSION_TTL_SECONDS', 8 * 3600, 60, 7 * 24 * 3600),
     },
     policiesFile: read.optionalString('TASK_POLICIES_FILE'),
     logLevel: read.oneOf('LOG_LEVEL', 'info', LOG_LEVELS),

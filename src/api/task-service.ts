@@ -49,6 +49,7 @@ import {
   checkPayload,
   checkPayloadSchema,
   digest,
+  parseRfc3339,
   resolveWhen,
 } from './task-input.js';
 import { isNotRunning, isNotStartedYet, temporalUnavailable, toApiError } from './temporal-errors.js';
@@ -312,6 +313,7 @@ export class TaskService {
     if (owner !== undefined) filters.push(ownerFilter(owner));
     if (query.status) filters.push(`${SEARCH_ATTRIBUTES.taskStatus.name} = '${query.status}'`);
     if (query.taskType) filters.push(`${SEARCH_ATTRIBUTES.taskType.name} = '${query.taskType}'`);
+    filters.push(...listFilters(owner, query));
     let nextPageToken: Uint8Array | undefined;
     if (query.pageToken) {
       nextPageToken = Buffer.from(query.pageToken, 'base64url');
@@ -327,11 +329,14 @@ export class TaskService {
     );
     const executions = response.executions ?? [];
     const latest = await Promise.all(executions.map((execution) => this.isLatestRun(execution)));
-    const tasks = await Promise.all(
+    const summaries = await Promise.all(
       executions
         .filter((_, i) => latest[i])
         .map(async (execution) => toSummary(await this.decodeMemo(execution))),
     );
+    // Case-sensitive, whatever the visibility store: SQLite's and MySQL's STARTS_WITH ignore case.
+    const { idPrefix } = query;
+    const tasks = idPrefix ? summaries.filter((task) => task.taskId.startsWith(idPrefix)) : summaries;
     const token =
       response.nextPageToken && response.nextPageToken.length > 0
         ? Buffer.from(response.nextPageToken).toString('base64url')
@@ -744,7 +749,49 @@ function toTask(state: TaskState): Task {
     nextAttemptAt: state.nextAttemptAt,
     firedAt: state.firedAt,
     completedAt: state.completedAt,
+    ...(state.attemptHistory && { attemptHistory: state.attemptHistory }),
   };
+}
+
+/**
+ * Visibility clauses of the id prefix and due range of a list (values checked by the schema's
+ * patterns, so they can sit in the query's quotes). The prefix matches workflow ids, which carry
+ * the owner (`<owner>/<taskId>`): it needs one owner.
+ */
+export function listFilters(
+  owner: string | undefined,
+  query: Pick<ListTasksQuery, 'idPrefix' | 'dueAfter' | 'dueBefore'>,
+): string[] {
+  const clauses: string[] = [];
+  if (query.idPrefix) {
+    if (owner === undefined) {
+      throw invalidArgument(
+        'idPrefix',
+        "needs owner: task ids are unique per owner, so an admin listing every owner's tasks names one",
+      );
+    }
+    clauses.push(`WorkflowId STARTS_WITH '${workflowIdOf(owner, query.idPrefix)}'`);
+  }
+  const due: Partial<Record<'dueAfter' | 'dueBefore', number>> = {};
+  for (const field of ['dueAfter', 'dueBefore'] as const) {
+    const text = query[field];
+    if (text === undefined) continue;
+    const at = parseRfc3339(text);
+    if (at === undefined) {
+      throw invalidArgument(
+        field,
+        'must be an RFC 3339 time with an offset (Z or +08:00), e.g. 2026-12-02T18:30:00+08:00',
+      );
+    }
+    due[field] = at;
+  }
+  if (due.dueAfter !== undefined && due.dueBefore !== undefined && due.dueAfter >= due.dueBefore) {
+    throw invalidArgument('dueBefore', 'must be later than dueAfter');
+  }
+  const attribute = SEARCH_ATTRIBUTES.executeAt.name;
+  if (due.dueAfter !== undefined) clauses.push(`${attribute} >= '${new Date(due.dueAfter).toISOString()}'`);
+  if (due.dueBefore !== undefined) clauses.push(`${attribute} < '${new Date(due.dueBefore).toISOString()}'`);
+  return clauses;
 }
 
 function decode(payload: Payload | null | undefined): unknown {

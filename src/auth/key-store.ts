@@ -49,6 +49,16 @@ export class KeyRing {
     if (!keyMatches(key, entry?.hash ?? DUMMY_HASH) || !entry) {
       return { ok: false, reason: 'unknown', keyId: parsed.keyId };
     }
+    return this.admit(entry, now);
+  }
+
+  /** The entry of `keyId`, e.g. for a console session that names its key but holds no secret. */
+  entry(keyId: string): KeyEntry | undefined {
+    return this.byId.get(keyId);
+  }
+
+  /** Whether a known key may act now (not disabled, not expired), and as whom. */
+  admit(entry: KeyEntry, now: number): AuthResult {
     if (entry.disabled) return { ok: false, reason: 'disabled', keyId: entry.id };
     if (entry.expiresAt !== undefined && Date.parse(entry.expiresAt) <= now) {
       return { ok: false, reason: 'expired', keyId: entry.id };

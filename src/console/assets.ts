@@ -16,6 +16,7 @@ th, td { border: 1px solid #d5d9de; padding: .3rem .5rem; text-align: left; vert
 th { background: #eef0f3; }
 .status { font-weight: 600; }
 .status-FAILED { color: #b3261e; } .status-SUCCEEDED { color: #1b7a3a; } .status-CANCELLED { color: #6b6f76; }
+.outcome-PERMANENT_ERROR, .outcome-RETRYABLE_ERROR { color: #b3261e; } .outcome-SUCCEEDED { color: #1b7a3a; } .outcome-CANCELLED { color: #6b6f76; }
 .cards { display: flex; gap: .8rem; flex-wrap: wrap; margin-bottom: 1rem; }
 .card { background: #fff; border: 1px solid #d5d9de; padding: .6rem 1rem; min-width: 8rem; }
 .card b { display: block; font-size: 1.6rem; }

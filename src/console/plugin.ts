@@ -1,11 +1,10 @@
 /**
  * The operator console at `/console` (issue 15): server-rendered pages over the same TaskService as
  * the JSON API, with the same keys and scopes. A browser logs in by pasting an API key; the key stays
- * in this process and the browser holds only a random session id (HttpOnly, SameSite=Strict, Secure
- * under TLS). Every POST carries a CSRF token; every state-changing action writes an audit line.
+ * on the server and the browser holds a signed session cookie naming the key's id (src/console/session.ts;
+ * HttpOnly, SameSite=Strict, Secure under TLS), which any API process with the same secret accepts. Every POST carries a CSRF token; every state-changing action writes an audit line.
  * Registered by src/api/app.ts only when CONSOLE_ENABLED=true.
  */
-import { randomBytes } from 'node:crypto';
 import cookie from '@fastify/cookie';
 import csrfProtection from '@fastify/csrf-protection';
 import formbody from '@fastify/formbody';
@@ -13,14 +12,21 @@ import helmet from '@fastify/helmet';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { accessFor, listOwner } from '../api/auth.js';
 import { ApiError, ErrorCode } from '../api/errors.js';
-import { ListTasksQuerySchema, ReplayBodySchema, type ReplayBody } from '../api/schemas/tasks.js';
+import {
+  ListTasksQuerySchema,
+  ReplayBodySchema,
+  type ListTasksQuery,
+  type ReplayBody,
+} from '../api/schemas/tasks.js';
 import type { TaskService } from '../api/task-service.js';
 import type { KeyStore } from '../auth/key-store.js';
+import { isLoopbackHost } from '../auth/secure-default.js';
 import { ANONYMOUS, hasScope, permissionDenied, type Principal } from '../auth/principal.js';
 import type { Config } from '../config.js';
 import { workflowIdOf } from '../shared/owner.js';
 import { createAjv, toFieldProblems, type FieldProblem } from '../validation.js';
 import { CONSOLE_CSS, CONSOLE_JS } from './assets.js';
+import { SessionSigner } from './session.js';
 import {
   batchPage,
   bulkPage,
@@ -45,7 +51,6 @@ export interface ConsoleOptions {
 }
 
 export const SESSION_COOKIE = 'dts_console';
-const SESSION_TTL_MS = 8 * 3600_000;
 const SAMPLE_SIZE = 500;
 /** Window of the overview's SUCCEEDED and CANCELLED counts. */
 const FINISHED_WINDOW_MS = 24 * 3600_000;
@@ -53,21 +58,22 @@ const DEAD_LETTER_CAP = 1000;
 
 type Form = Record<string, string | undefined>;
 
-interface Session {
-  key: string;
-  expiresAt: number;
-}
-
 declare module 'fastify' {
   interface FastifyRequest {
     /** Who is using the console; set on every console page but the login page and assets. */
-    viewer: { principal: Principal; sessionId: string | undefined } | undefined;
+    viewer: { principal: Principal } | undefined;
   }
 }
 
 export async function consoleRoutes(app: FastifyInstance, options: ConsoleOptions): Promise<void> {
   const { tasks, keys, config } = options;
-  const sessions = new Map<string, Session>();
+  const signer = new SessionSigner(config.console.sessionSecrets);
+  const sessionTtlMs = config.console.sessionTtlSeconds * 1000;
+  if (keys && config.console.sessionSecrets.length === 0 && !isLoopbackHost(config.api.host)) {
+    app.log.warn(
+      'CONSOLE_SESSION_SECRET is not set: console sessions are signed with a random secret of this process, so behind a load balancer a session works only on the process that made it',
+    );
+  }
   const ajv = createAjv({ coerceTypes: true, useDefaults: true });
   const validateList = ajv.compile(ListTasksQuerySchema);
   const validateReplay = createAjv().compile(ReplayBodySchema);
@@ -189,22 +195,22 @@ export async function consoleRoutes(app: FastifyInstance, options: ConsoleOption
     const url = request.routeOptions.url ?? '';
     if (url.startsWith('/console/static/') || url === '/console/login') return;
     if (!keys) {
-      request.viewer = { principal: ANONYMOUS, sessionId: undefined };
+      request.viewer = { principal: ANONYMOUS };
       return;
     }
-    const sessionId = request.cookies[SESSION_COOKIE];
-    const session = sessionId ? sessions.get(sessionId) : undefined;
-    const result =
-      session && session.expiresAt > Date.now() ? keys.authenticate(`Bearer ${session.key}`) : undefined;
+    const now = Date.now();
+    const ring = keys.current;
+    const session = signer.verify(request.cookies[SESSION_COOKIE], now, (keyId) => ring.entry(keyId)?.hash);
+    const entry = session ? ring.entry(session.keyId) : undefined;
+    const result = entry ? ring.admit(entry, now) : undefined;
     if (!result?.ok) {
-      if (sessionId) sessions.delete(sessionId);
       if (request.method === 'GET') return reply.redirect('/console/login', 303);
       throw new ApiError(
         ErrorCode.Unauthenticated,
         'log in again: the console session is missing or expired',
       );
     }
-    request.viewer = { principal: result.principal, sessionId };
+    request.viewer = { principal: result.principal };
   });
 
   const requireWrite = (request: FastifyRequest, scope: 'tasks:write' | 'admin' = 'tasks:write') => {
@@ -240,28 +246,28 @@ export async function consoleRoutes(app: FastifyInstance, options: ConsoleOption
   app.post('/console/login', async (request, reply) => {
     if (!keys) return reply.redirect('/console', 303);
     const key = ((request.body as Form | undefined)?.key ?? '').trim();
-    const result = keys.authenticate(`Bearer ${key}`);
+    const ring = keys.current;
+    const result = ring.authenticate(`Bearer ${key}`, Date.now());
     if (!result.ok) {
       audit(request, 'login', { outcome: `refused: ${result.reason}` });
       return page(reply, loginPage(viewerOf(request, reply).csrfToken, 'That key is not valid.'), 401);
     }
-    const sessionId = randomBytes(32).toString('base64url');
-    sessions.set(sessionId, { key, expiresAt: Date.now() + SESSION_TTL_MS });
-    request.viewer = { principal: result.principal, sessionId };
+    const keyId = result.principal.keyId!;
+    const session = signer.sign({ keyId, expiresAt: Date.now() + sessionTtlMs }, ring.entry(keyId)!.hash);
+    request.viewer = { principal: result.principal };
     audit(request, 'login', { outcome: 'ok' });
     return reply
-      .setCookie(SESSION_COOKIE, sessionId, {
+      .setCookie(SESSION_COOKIE, session, {
         path: '/console',
         httpOnly: true,
         sameSite: 'strict',
         secure: secure(request),
-        maxAge: SESSION_TTL_MS / 1000,
+        maxAge: config.console.sessionTtlSeconds,
       })
       .redirect('/console', 303);
   });
 
   app.post('/console/logout', async (request, reply) => {
-    if (request.viewer?.sessionId) sessions.delete(request.viewer.sessionId);
     audit(request, 'logout', { outcome: 'ok' });
     return reply.clearCookie(SESSION_COOKIE, { path: '/console' }).redirect('/console/login', 303);
   });
@@ -310,34 +316,40 @@ export async function consoleRoutes(app: FastifyInstance, options: ConsoleOption
 
   app.get('/console/tasks', async (request, reply) => {
     const raw = request.query as Form;
-    const query: Record<string, unknown> = {};
-    for (const key of ['status', 'taskType', 'pageToken'] as const) if (raw[key]) query[key] = raw[key];
-    if (!validateList(query)) {
-      const details = toFieldProblems(validateList.errors);
-      throw new ApiError(
-        ErrorCode.InvalidArgument,
-        details.map((d) => `${d.field} ${d.reason}`).join('; '),
-        details,
-      );
-    }
+    const principal = request.viewer?.principal ?? ANONYMOUS;
+    const admin = hasScope(principal, 'admin');
     const filters: ListFilters = {
       status: raw.status || undefined,
-      taskType: raw.taskType || undefined,
-      idPrefix: raw.idPrefix || undefined,
+      taskType: raw.taskType?.trim() || undefined,
+      idPrefix: raw.idPrefix?.trim() || undefined,
       dueAfter: raw.dueAfter || undefined,
       dueBefore: raw.dueBefore || undefined,
+      // Task ids are unique per owner: an admin's id prefix searches one owner, their own unless named.
+      owner: admin ? raw.owner?.trim() || (raw.idPrefix?.trim() ? principal.owner : undefined) : undefined,
     };
-    const principal = request.viewer?.principal ?? ANONYMOUS;
-    const list = await tasks.list(listOwner(principal, undefined), query as { status?: never });
-    const after = filters.dueAfter ? utcTime(filters.dueAfter) : undefined;
-    const before = filters.dueBefore ? utcTime(filters.dueBefore) : undefined;
-    const shown = list.tasks.filter((task) => {
-      if (filters.idPrefix && !task.taskId.startsWith(filters.idPrefix)) return false;
-      const due = task.executeAt ? Date.parse(task.executeAt) : undefined;
-      if (after !== undefined && (due === undefined || due < after)) return false;
-      if (before !== undefined && (due === undefined || due > before)) return false;
-      return true;
-    });
+    const query: Record<string, unknown> = {};
+    for (const key of ['status', 'taskType', 'idPrefix', 'owner'] as const)
+      if (filters[key]) query[key] = filters[key];
+    if (raw.pageToken) query.pageToken = raw.pageToken;
+    const problems: FieldProblem[] = [];
+    // The time inputs are datetime-local, read as UTC (the page says so).
+    for (const key of ['dueAfter', 'dueBefore'] as const) {
+      const value = filters[key];
+      if (!value) continue;
+      const at = utcTime(value);
+      if (at === undefined) problems.push({ field: key, reason: 'is not a date and time' });
+      else query[key] = new Date(at).toISOString();
+    }
+    if (!validateList(query)) problems.push(...toFieldProblems(validateList.errors));
+    if (problems.length > 0) {
+      throw new ApiError(
+        ErrorCode.InvalidArgument,
+        problems.map((d) => `${d.field} ${d.reason}`).join('; '),
+        problems,
+      );
+    }
+    const { owner, ...rest } = query as ListTasksQuery;
+    const list = await tasks.list(listOwner(principal, owner), rest);
     let nextUrl: string | undefined;
     if (list.nextPageToken) {
       const params = new URLSearchParams();
@@ -345,7 +357,7 @@ export async function consoleRoutes(app: FastifyInstance, options: ConsoleOption
       params.set('pageToken', list.nextPageToken);
       nextUrl = `/console/tasks?${params.toString()}`;
     }
-    return page(reply, tasksPage(viewerOf(request, reply), filters, { ...list, tasks: shown }, nextUrl));
+    return page(reply, tasksPage(viewerOf(request, reply), filters, list, nextUrl));
   });
 
   type TaskRequest = FastifyRequest<{

@@ -173,8 +173,44 @@ export interface ListFilters {
   status?: string | undefined;
   taskType?: string | undefined;
   idPrefix?: string | undefined;
+  /** `datetime-local` values, read as UTC. */
   dueAfter?: string | undefined;
   dueBefore?: string | undefined;
+  /** Admins only: one owner's tasks (default: every owner's). */
+  owner?: string | undefined;
+}
+
+/**
+ * The bulk action that acts on exactly the tasks a list filter shows, if there is one: the bulk
+ * endpoints take a task type and a status (every owner), not an id prefix, a due range or an owner.
+ */
+export function bulkFor(
+  filters: ListFilters,
+): { operation: 'replay' | 'cancel'; status: string; taskType: string } | undefined {
+  if (!filters.taskType || filters.idPrefix || filters.dueAfter || filters.dueBefore || filters.owner)
+    return undefined;
+  if (filters.status === 'FAILED' || filters.status === 'CANCELLED')
+    return { operation: 'replay', status: filters.status, taskType: filters.taskType };
+  if (filters.status === 'SCHEDULED' || filters.status === 'RUNNING')
+    return { operation: 'cancel', status: filters.status, taskType: filters.taskType };
+  return undefined;
+}
+
+function bulkLink(viewer: Viewer, filters: ListFilters): Html | string {
+  if (!viewer.isAdmin || !viewer.canWrite) return '';
+  const bulk = bulkFor(filters);
+  if (!bulk) {
+    return html`<p class="muted" id="bulk-unavailable">
+      Bulk actions take one task type and a status (FAILED or CANCELLED to replay, SCHEDULED or RUNNING to
+      cancel) over every owner, and no id prefix, due range or owner: set exactly those to act on this list in
+      bulk.
+    </p>`;
+  }
+  return html`<p>
+    <a id="bulk-link" href="/console/bulk?${new URLSearchParams(bulk).toString()}"
+      >${bulk.operation === 'replay' ? 'Replay' : 'Cancel'} every task of this filter…</a
+    >
+  </p>`;
 }
 
 export function tasksPage(
@@ -200,6 +236,13 @@ export function tasksPage(
         >
         <label>Task type <input name="taskType" value="${filters.taskType ?? ''}" /></label>
         <label>Task id prefix <input name="idPrefix" value="${filters.idPrefix ?? ''}" /></label>
+        ${
+          viewer.isAdmin
+            ? html`<label
+                >Owner <input name="owner" value="${filters.owner ?? ''}" placeholder="every owner"
+              /></label>`
+            : ''
+        }
         <label
           >Due after (UTC) <input type="datetime-local" name="dueAfter" value="${filters.dueAfter ?? ''}"
         /></label>
@@ -208,7 +251,11 @@ export function tasksPage(
         /></label>
         <button type="submit">Filter</button>
       </form>
-      <p class="muted">Newest first. Id prefix and due range filter within each page of 50.</p>
+      <p class="muted">
+        Newest first, 50 a page; every filter is applied by the server. Due range: from (inclusive) to
+        (exclusive). ${viewer.isAdmin ? 'An id prefix searches one owner: the one named, or yours.' : ''}
+      </p>
+      ${bulkLink(viewer, filters)}
       <table id="tasks">
         <thead>
           <tr>
@@ -312,6 +359,7 @@ export function taskPage(
               <dd>${value === null || value === undefined ? '–' : String(value)}</dd>`,
         )}
       </dl>
+      ${attemptHistory(task)}
       <h2>Payload</h2>
       <pre class="payload">${JSON.stringify(task.payload, null, 2)}</pre>
       ${
@@ -356,6 +404,51 @@ export function taskPage(
           : html`<p class="muted">Read-only: this key has no tasks:write scope.</p>`
       }`,
   );
+}
+
+function attemptHistory(task: Task): Html {
+  const history = task.attemptHistory;
+  if (!history) {
+    return html`<h2>Attempts</h2>
+      <p class="muted" id="attempts-unknown">
+        The worker that answered keeps no attempt history: see the workflow in the Temporal Web UI.
+      </p>`;
+  }
+  const dropped = task.attempts - history.length;
+  return html`<h2>Attempts</h2>
+    ${dropped > 0 ? html`<p class="muted">The ${dropped} oldest attempt(s) are not kept here.</p>` : ''}
+    <table id="attempts">
+      <thead>
+        <tr>
+          <th>#</th>
+          <th>Started (UTC)</th>
+          <th>Took</th>
+          <th>Outcome</th>
+          <th>Status code</th>
+          <th>Error</th>
+        </tr>
+      </thead>
+      <tbody>
+        ${history.map(
+          (a) =>
+            html`<tr data-attempt="${a.attempt}">
+              <td>${a.attempt}</td>
+              <td>${a.startedAt}</td>
+              <td>${Date.parse(a.finishedAt) - Date.parse(a.startedAt)} ms</td>
+              <td class="outcome outcome-${a.outcome}">${a.outcome}</td>
+              <td>${a.statusCode ?? '–'}</td>
+              <td class="attempt-error">${a.error ?? ''}</td>
+            </tr>`,
+        )}
+        ${
+          history.length === 0
+            ? html`<tr>
+                <td colspan="6">No attempt yet.</td>
+              </tr>`
+            : ''
+        }
+      </tbody>
+    </table>`;
 }
 
 export interface ReplayForm {

@@ -3,19 +3,28 @@
  * login, escaping of task values, CSRF refusal and read-only refusal, each checked on the server's
  * side too (the task did not change).
  */
+import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildApp } from '../../src/api/app.js';
+import { ApiMetrics } from '../../src/api/metrics.js';
 import { SESSION_COOKIE } from '../../src/console/plugin.js';
+import { SessionSigner } from '../../src/console/session.js';
 import { ConsoleClient } from '../helpers/console.js';
 import { Harness } from '../helpers/harness.js';
 import { uniqueId } from '../helpers/tasks.js';
 
 const HOSTILE = '<img src=x onerror=alert(1)>';
+const SESSION_SECRET = 'console-test-secret-0123456789abcdef';
 
 let h: Harness;
 beforeAll(async () => {
   h = await Harness.start({
     captureLogs: true,
-    env: { CONSOLE_ENABLED: 'true', TEMPORAL_UI_URL: 'http://127.0.0.1:8233' },
+    env: {
+      CONSOLE_ENABLED: 'true',
+      TEMPORAL_UI_URL: 'http://127.0.0.1:8233',
+      CONSOLE_SESSION_SECRET: SESSION_SECRET,
+    },
     keys: {
       reader: { owner: 'orders', scopes: ['tasks:read'] },
       orders: { owner: 'orders', scopes: ['tasks:read', 'tasks:write'] },
@@ -135,6 +144,64 @@ describe('console', () => {
     expect(forged.status).toBe(403);
     expect(forged.body).toContain('PERMISSION_DENIED');
     expect(await statusOf(taskId)).toBe('SCHEDULED');
+  });
+
+  it('a session made by one API process works on another with the same secret, not with another', async () => {
+    /** Another API process of the same deployment: same Temporal, same keys, its own session secrets. */
+    const anotherProcess = (secrets: string[]): Promise<FastifyInstance> =>
+      buildApp({
+        config: { ...h.config, console: { ...h.config.console, sessionSecrets: secrets } },
+        tasks: h.tasks,
+        metrics: new ApiMetrics({ readCounts: async () => ({ byStatus: {}, oldestOverdueSeconds: 0 }) }),
+        keys: h.keyStore,
+      });
+    const [same, other, rotated] = await Promise.all([
+      anotherProcess([SESSION_SECRET]),
+      anotherProcess(['another-secret-0123456789abcdefghij']),
+      anotherProcess(['the-next-secret-0123456789abcdefghij', SESSION_SECRET]),
+    ]);
+    try {
+      const browser = new ConsoleClient(h.app);
+      expect((await browser.login(h.keys.orders!.key)).status).toBe(303);
+      const taskId = await scheduledTask();
+      const moved = new ConsoleClient(same);
+      for (const [name, value] of browser.cookies) moved.cookies.set(name, value);
+      const page = await moved.get(`/console/tasks/${taskId}`);
+      expect(page.status).toBe(200);
+      expect(page.body).toContain(`key ${h.keys.orders!.keyId}`);
+      // A state-changing POST on the other process too: the CSRF token is the browser's, not the process's.
+      expect((await moved.post(`/console/tasks/${taskId}/cancel`, { reason: 'moved' })).status).toBe(303);
+      expect(await statusOf(taskId)).toBe('CANCELLED');
+
+      const rotatedIn = new ConsoleClient(rotated);
+      for (const [name, value] of browser.cookies) rotatedIn.cookies.set(name, value);
+      expect((await rotatedIn.get('/console/tasks')).status).toBe(200);
+
+      const stranger = new ConsoleClient(other);
+      for (const [name, value] of browser.cookies) stranger.cookies.set(name, value);
+      const refused = await stranger.get('/console/tasks');
+      expect(refused.status).toBe(303);
+      expect(refused.location).toBe('/console/login');
+    } finally {
+      await Promise.all([same.close(), other.close(), rotated.close()]);
+    }
+  });
+
+  it('refuses an expired session, though signed with the right secret', async () => {
+    const key = h.keys.orders!;
+    const hash = h.keyStore!.current.entry(key.keyId)!.hash;
+    const signer = new SessionSigner([SESSION_SECRET]);
+    const browser = new ConsoleClient(h.app);
+    browser.cookies.set(SESSION_COOKIE, signer.sign({ keyId: key.keyId, expiresAt: Date.now() - 1 }, hash));
+    const expired = await browser.get('/console/tasks');
+    expect(expired.status).toBe(303);
+    expect(expired.location).toBe('/console/login');
+    // The same cookie, unexpired: the refusal above was the expiry alone.
+    browser.cookies.set(
+      SESSION_COOKIE,
+      signer.sign({ keyId: key.keyId, expiresAt: Date.now() + 60_000 }, hash),
+    );
+    expect((await browser.get('/console/tasks')).status).toBe(200);
   });
 
   it('refuses a session cookie that is not one it gave out', async () => {

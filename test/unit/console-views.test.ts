@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import type { Task } from '../../src/api/schemas/tasks.js';
 import { parseReplayForm, utcTime } from '../../src/console/plugin.js';
 import { html } from '../../src/console/html.js';
-import { replayPage, taskPage, tasksPage, type Viewer } from '../../src/console/views.js';
+import { bulkFor, replayPage, taskPage, tasksPage, type Viewer } from '../../src/console/views.js';
 
 const HOSTILE = '<img src=x onerror=alert(1)>';
 const ESCAPED = '&lt;img src=x onerror=alert(1)&gt;';
@@ -39,6 +39,16 @@ const task: Task = {
   nextAttemptAt: null,
   firedAt: null,
   completedAt: null,
+  attemptHistory: [
+    {
+      attempt: 4,
+      startedAt: '2026-01-01T00:00:10.000Z',
+      finishedAt: '2026-01-01T00:00:10.250Z',
+      outcome: 'PERMANENT_ERROR',
+      statusCode: 500,
+      error: HOSTILE,
+    },
+  ],
 };
 
 describe('console views', () => {
@@ -66,6 +76,37 @@ describe('console views', () => {
     expect(page).not.toContain(HOSTILE);
     expect(page).toContain(ESCAPED);
     expect(page).not.toContain('<script>');
+  });
+
+  it('shows the attempt history, says when older attempts were dropped, and when a run has none', () => {
+    const page = taskPage(viewer, task, { temporalUiUrl: undefined, namespace: 'default', workflowId: 'x' });
+    expect(page).toContain('<tr data-attempt="4">');
+    expect(page).toContain('250 ms');
+    expect(page).toContain('The 3 oldest attempt(s) are not kept here.');
+    expect(page).not.toContain(HOSTILE);
+    const { attemptHistory: _none, ...old } = task;
+    const before = taskPage(viewer, old, { temporalUiUrl: undefined, namespace: 'default', workflowId: 'x' });
+    expect(before).toContain('id="attempts-unknown"');
+  });
+
+  it.each([
+    {
+      filters: { status: 'FAILED', taskType: 't' },
+      bulk: { operation: 'replay', status: 'FAILED', taskType: 't' },
+    },
+    {
+      filters: { status: 'RUNNING', taskType: 't' },
+      bulk: { operation: 'cancel', status: 'RUNNING', taskType: 't' },
+    },
+    { filters: { status: 'FAILED' }, bulk: undefined },
+    { filters: { taskType: 't' }, bulk: undefined },
+    { filters: { status: 'SUCCEEDED', taskType: 't' }, bulk: undefined },
+    { filters: { status: 'FAILED', taskType: 't', idPrefix: 'inv' }, bulk: undefined },
+    { filters: { status: 'FAILED', taskType: 't', dueAfter: '2026-01-01T00:00' }, bulk: undefined },
+    { filters: { status: 'FAILED', taskType: 't', dueBefore: '2026-01-01T00:00' }, bulk: undefined },
+    { filters: { status: 'FAILED', taskType: 't', owner: 'orders' }, bulk: undefined },
+  ])('offers bulk on $filters only when the bulk endpoints reproduce it exactly', ({ filters, bulk }) => {
+    expect(bulkFor(filters)).toEqual(bulk);
   });
 
   it('escapes every interpolation, and only html fragments pass as markup', () => {

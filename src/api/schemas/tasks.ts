@@ -9,6 +9,7 @@ import {
   TIMEOUT_MS,
   TRACE_ID_MAX_LENGTH,
 } from '../../shared/limits.js';
+import { ATTEMPT_HISTORY_LIMIT } from '../../shared/constants.js';
 import { OWNER_PATTERN } from '../../shared/owner.js';
 import { ClientTimeSchema, ErrorBodySchema, NullableTimestampSchema, TimestampSchema } from './common.js';
 
@@ -144,7 +145,31 @@ const TASK_EXAMPLE = {
   nextAttemptAt: null,
   firedAt: null,
   completedAt: null,
+  attemptHistory: [],
 };
+
+export const AttemptSchema = Type.Object({
+  attempt: Type.Integer({ minimum: 1, description: '1 for the first attempt' }),
+  startedAt: TimestampSchema,
+  finishedAt: TimestampSchema,
+  outcome: Type.Union(
+    [
+      Type.Literal('SUCCEEDED'),
+      Type.Literal('RETRYABLE_ERROR'),
+      Type.Literal('PERMANENT_ERROR'),
+      Type.Literal('CANCELLED'),
+    ],
+    {
+      description:
+        'SUCCEEDED (2xx), RETRYABLE_ERROR (408, 425, 429, 5xx, timeout, network), PERMANENT_ERROR (other 4xx, 3xx, refused), CANCELLED (cancelled in flight)',
+    },
+  ),
+  statusCode: Type.Optional(
+    Type.Integer({ description: 'HTTP status the callback answered, when it answered' }),
+  ),
+  error: Type.Optional(Type.String({ description: 'Why the attempt failed' })),
+});
+export type Attempt = Static<typeof AttemptSchema>;
 
 export const TaskSchema = Type.Object(
   {
@@ -168,6 +193,12 @@ export const TaskSchema = Type.Object(
     }),
     firedAt: NullableTimestampSchema,
     completedAt: NullableTimestampSchema,
+    attemptHistory: Type.Optional(
+      Type.Array(AttemptSchema, {
+        maxItems: ATTEMPT_HISTORY_LIMIT,
+        description: `The newest ${ATTEMPT_HISTORY_LIMIT} callback attempts of the current run, oldest first; times as the workflow saw them. The status query rebuilds it by replay, for runs older than it too; absent only when a worker without it answers.`,
+      }),
+    ),
   },
   {
     $id: 'Task',
@@ -290,6 +321,28 @@ export const ListTasksQuerySchema = Type.Object(
   {
     status: Type.Optional(TaskStatusSchema),
     taskType: Type.Optional(TaskTypeSchema),
+    idPrefix: Type.Optional(
+      Type.String({
+        pattern: TASK_ID_PATTERN,
+        description:
+          "Only tasks whose id starts with this (case-sensitive; on a visibility store that compares without case, a page may hold fewer than pageSize tasks). Within one owner: an admin listing every owner's tasks must name `owner` too",
+        examples: ['order-10023'],
+      }),
+    ),
+    dueAfter: Type.Optional(
+      Type.String({
+        maxLength: 64,
+        description: 'Only tasks due at or after this time (RFC 3339 with an offset)',
+        examples: ['2026-12-02T18:30:00+08:00'],
+      }),
+    ),
+    dueBefore: Type.Optional(
+      Type.String({
+        maxLength: 64,
+        description: 'Only tasks due before this time (RFC 3339 with an offset)',
+        examples: ['2026-12-02T18:30:00+08:00'],
+      }),
+    ),
     pageSize: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 50 })),
     pageToken: Type.Optional(
       Type.String({ maxLength: 4096, description: 'nextPageToken of the previous page' }),
