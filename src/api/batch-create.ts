@@ -14,6 +14,35 @@ import { toApiError } from './temporal-errors.js';
 
 /** Items of one request being prepared or started at once. */
 export const BATCH_CREATE_CONCURRENCY = 16;
+/**
+ * Batch items being started at once in this API process, over all requests. Beyond what Temporal
+ * absorbs, more only queue there, where the call's deadline runs: items wait here instead.
+ */
+export const BATCH_STARTS_PER_PROCESS = 32;
+
+/** A counting semaphore: `run` waits for one of `limit` slots. */
+class Slots {
+  private free: number;
+  private readonly waiting: (() => void)[] = [];
+
+  constructor(limit: number) {
+    this.free = limit;
+  }
+
+  async run<T>(fn: () => Promise<T>): Promise<T> {
+    if (this.free > 0) this.free--;
+    else await new Promise<void>((resolve) => this.waiting.push(resolve));
+    try {
+      return await fn();
+    } finally {
+      const next = this.waiting.shift();
+      if (next) next();
+      else this.free++;
+    }
+  }
+}
+
+const startSlots = new Slots(BATCH_STARTS_PER_PROCESS);
 
 /** The single-create body's schema, compiled with the options the API validates bodies with. */
 const validateItem = createAjv().compile<CreateTaskBody>(CreateTaskBodySchema);
@@ -55,9 +84,11 @@ export async function createBatch(
     const prepared = await tasks.prepare(access, item);
     const previous = before[i];
     if (previous !== undefined) await settled[previous];
-    if (unavailable) throw new ApiError(ErrorCode.Unavailable, unavailable.message);
     try {
-      const result = await tasks.commit(prepared);
+      const result = await startSlots.run(() => {
+        if (unavailable) throw new ApiError(ErrorCode.Unavailable, unavailable.message);
+        return tasks.commit(prepared);
+      });
       reached = true;
       return result;
     } catch (err) {
