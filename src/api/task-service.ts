@@ -51,6 +51,7 @@ import {
   digest,
   resolveWhen,
 } from './task-input.js';
+import { decodePageToken, encodePageToken } from './page-token.js';
 import { isNotRunning, toApiError } from './temporal-errors.js';
 
 type Payload = temporal.api.common.v1.IPayload;
@@ -271,19 +272,19 @@ export class TaskService {
     if (owner !== undefined) filters.push(ownerFilter(owner));
     if (query.status) filters.push(`${SEARCH_ATTRIBUTES.taskStatus.name} = '${query.status}'`);
     if (query.taskType) filters.push(`${SEARCH_ATTRIBUTES.taskType.name} = '${query.taskType}'`);
-    let nextPageToken: Uint8Array | undefined;
-    if (query.pageToken) {
-      nextPageToken = Buffer.from(query.pageToken, 'base64url');
-      if (nextPageToken.length === 0) throw invalidArgument('pageToken', 'is not a token this API gave out');
-    }
-    const response = await this.call(() =>
-      this.client.workflowService.listWorkflowExecutions({
-        namespace: this.namespace,
-        pageSize: query.pageSize ?? 50,
-        nextPageToken,
-        query: filters.join(' AND '),
-      }),
-    );
+    const visibilityQuery = filters.join(' AND ');
+    const pageSize = query.pageSize ?? 50;
+    const nextPageToken = query.pageToken ? decodePageToken(visibilityQuery, query.pageToken) : undefined;
+    const listPage = (size: number, token: Uint8Array | undefined) =>
+      this.call(() =>
+        this.client.workflowService.listWorkflowExecutions({
+          namespace: this.namespace,
+          pageSize: size,
+          nextPageToken: token,
+          query: visibilityQuery,
+        }),
+      );
+    const response = await listPage(pageSize, nextPageToken);
     const executions = response.executions ?? [];
     const latest = await Promise.all(executions.map((execution) => this.isLatestRun(execution)));
     const tasks = await Promise.all(
@@ -291,10 +292,15 @@ export class TaskService {
         .filter((_, i) => latest[i])
         .map(async (execution) => toSummary(await this.decodeMemo(execution))),
     );
-    const token =
-      response.nextPageToken && response.nextPageToken.length > 0
-        ? Buffer.from(response.nextPageToken).toString('base64url')
-        : null;
+    let following =
+      response.nextPageToken && response.nextPageToken.length > 0 ? response.nextPageToken : undefined;
+    // Visibility gives a token after every full page, also when nothing follows: look one row ahead,
+    // so that the last page says it is the last instead of leading to an empty one.
+    if (following && executions.length >= pageSize) {
+      const ahead = await listPage(1, following);
+      if ((ahead.executions ?? []).length === 0) following = undefined;
+    }
+    const token = following ? encodePageToken(visibilityQuery, following) : null;
     return { tasks, nextPageToken: token };
   }
 
