@@ -59,6 +59,8 @@ export interface HarnessOptions {
   keys?: Record<string, TestKey>;
   /** Keep the API's JSON log lines in `logLines` (audit lines among them). */
   captureLogs?: boolean;
+  /** Start the workers (they need the namespace to exist). @defaultValue true */
+  workers?: boolean;
 }
 
 export interface Minted {
@@ -175,7 +177,7 @@ export class Harness {
       logger: options.captureLogs ? logger : false,
       ...(codec ? { codec } : {}),
     });
-    await this.startWorkers();
+    if (options.workers ?? true) await this.startWorkers();
   }
 
   /** Starts the workers (again, after stopWorkers), with another data converter if given (key rotation). */
