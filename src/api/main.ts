@@ -9,7 +9,7 @@ import { loadConfig } from '../config.js';
 import { createLogger } from '../observability/logger.js';
 import { loadPolicies } from '../policies.js';
 import { loadPayloadKeyring } from '../security/payload-codec.js';
-import { connectionOptions } from '../temporal/connection.js';
+import { apiInterceptors, connectionOptions } from '../temporal/connection.js';
 import { createDataConverter } from '../temporal/data-converter.js';
 import { buildApp } from './app.js';
 import { bearerMatches } from './routes/health.js';
@@ -44,7 +44,10 @@ if (config.auth.keysFile) {
 }
 const policies = loadPolicies(config.policiesFile);
 // Lazy: the API starts (and /readyz says 503) while Temporal is down, and recovers when it is back.
-const connection = Connection.lazy(connectionOptions(config.temporal));
+const connection = Connection.lazy({
+  ...connectionOptions(config.temporal),
+  interceptors: apiInterceptors(),
+});
 const keyring = loadPayloadKeyring(config.encryption);
 const dataConverter = createDataConverter(keyring);
 const tasks = new TaskService({ connection, config, policies, dataConverter });

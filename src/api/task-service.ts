@@ -670,11 +670,15 @@ function toBatchJob(
       ? new Date(Number(ts.seconds) * 1000 + Math.floor((ts.nanos ?? 0) / 1e6)).toISOString()
       : null;
   const num = (value: unknown) => (value == null ? null : Number(value));
+  const state = states[response.state ?? 0] ?? 'UNSPECIFIED';
+  const matched = num(response.totalOperationCount);
   return {
     jobId,
     operation: jobId.startsWith('cancel') ? 'cancel' : 'replay',
-    state: states[response.state ?? 0] ?? 'UNSPECIFIED',
-    matched: num(response.totalOperationCount),
+    state,
+    // Temporal reports the total with the job's first progress report, seconds after its start:
+    // until then a running job's 0 means "not counted yet", not "nothing matched".
+    matched: state === 'RUNNING' && matched === 0 ? null : matched,
     completed: num(response.completeOperationCount),
     failed: num(response.failureOperationCount),
     startedAt: time(response.startTime),

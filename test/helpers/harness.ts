@@ -23,6 +23,7 @@ import { WorkerMetrics } from '../../src/worker/metrics.js';
 import { callbackDepsFromConfig, createTaskWorkers, runWorkers } from '../../src/worker/workers.js';
 import type { Resolver } from '../../src/security/callback-guard.js';
 import { loadPayloadKeyring } from '../../src/security/payload-codec.js';
+import { apiInterceptors } from '../../src/temporal/connection.js';
 import { createDataConverter } from '../../src/temporal/data-converter.js';
 import { CallbackReceiver } from './receiver.js';
 import { TEST_ENV } from './test-env.js';
@@ -154,7 +155,7 @@ export class Harness {
     }
     this.policies = new Policies(options.policies ?? {});
     this.receiver = await CallbackReceiver.start();
-    this.connection = await Connection.connect({ address });
+    this.connection = await Connection.connect({ address, interceptors: apiInterceptors() });
     this.client = new Client({ connection: this.connection, dataConverter: this.dataConverter });
     this.nativeConnection = await NativeConnection.connect({ address });
     this.tasks = new TaskService({
