@@ -89,11 +89,6 @@ describe('replay options', () => {
 });
 
 describe('replay options over their caps', () => {
-  let failed: Task;
-  beforeAll(async () => {
-    failed = await deadLetter(h, CAPPED, 'replay-capped');
-  });
-
   const DAY = 86_400;
   const refused: Array<{
     name: string;
@@ -147,7 +142,15 @@ describe('replay options over their caps', () => {
     },
   ];
 
+  /** A dead letter of its own for each case, so that one case's outcome cannot change another's. */
+  const letters = new Map<string, Task>();
+  beforeAll(async () => {
+    const made = await Promise.all(refused.map(() => deadLetter(h, CAPPED, 'replay-capped')));
+    refused.forEach((c, i) => letters.set(c.name, made[i]!));
+  });
+
   it.each(refused)('$name: 400 INVALID_ARGUMENT naming the field, nothing replayed', async (c) => {
+    const failed = letters.get(c.name)!;
     const response = await replay(failed.taskId, c.body(Date.now()));
     expect(response.status).toBe(400);
     expect(response.body.error.code).toBe('INVALID_ARGUMENT');
@@ -159,7 +162,8 @@ describe('replay options over their caps', () => {
     expect(h.receiver.callsFor(failed.taskId)).toHaveLength(1);
   });
 
-  it('the same dead letter replays at the caps (the refusals above were the values, not the task)', async () => {
+  it('a dead letter refused above replays at the caps (the refusals were the values, not the task)', async () => {
+    const failed = letters.get(refused[0]!.name)!;
     const replayed = await replay(failed.taskId, { maxRetries: TYPE_MAX_RETRIES, delaySeconds: 0 });
     expect(replayed.status).toBe(200);
     expect(replayed.body).toMatchObject({ maxRetries: TYPE_MAX_RETRIES });
