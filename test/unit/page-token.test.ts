@@ -25,17 +25,10 @@ describe('page tokens', () => {
     { name: 'plain base64', query: QUERY, text: TEMPORAL.toString('base64') },
     { name: 'characters outside base64url', query: QUERY, text: `a+/=.${token.split('.')[1]}` },
     { name: 'a word', query: QUERY, text: 'next' },
-  ])('refuse $name with INVALID_ARGUMENT on pageToken', ({ query, text }) => {
-    let caught: unknown;
-    try {
-      decodePageToken(query, text);
-    } catch (err) {
-      caught = err;
-    }
-    expect(caught).toBeInstanceOf(ApiError);
-    expect((caught as ApiError).toBody().error).toMatchObject({
-      code: 'INVALID_ARGUMENT',
-      details: [{ field: 'pageToken' }],
-    });
+  ])('refuse $name (400 naming pageToken)', ({ query, text }) => {
+    const decode = () => decodePageToken(query, text);
+    // invalidArgument: INVALID_ARGUMENT with a detail whose field starts the message.
+    expect(decode).toThrow(ApiError);
+    expect(decode).toThrow(/^pageToken is not a token this API gave out for this query$/);
   });
 });
