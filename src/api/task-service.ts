@@ -52,10 +52,17 @@ import {
   resolveWhen,
 } from './task-input.js';
 import { decodePageToken, encodePageToken } from './page-token.js';
-import { isNotRunning, toApiError } from './temporal-errors.js';
+import { isNotRunning, isNotStartedYet, toApiError } from './temporal-errors.js';
 
 type Payload = temporal.api.common.v1.IPayload;
-const { WorkflowExecutionStatus, BatchOperationState, ResetReapplyExcludeType } = proto.temporal.api.enums.v1;
+const { WorkflowExecutionStatus, BatchOperationState, ResetReapplyExcludeType, EventType } =
+  proto.temporal.api.enums.v1;
+
+/** A task as the API finds it; `waiting`: its workflow has not run yet (start delay), with its input. */
+interface Lookup {
+  state: TaskState;
+  waiting?: TaskSpec;
+}
 
 export interface TaskServiceOptions {
   connection: Connection;
@@ -66,6 +73,18 @@ export interface TaskServiceOptions {
   resolve?: Resolver;
   /** Payload codec and failure converter (encryption); Temporal's defaults when absent. */
   dataConverter?: DataConverter;
+}
+
+/** A create that passed every check and has not touched Temporal yet. */
+export interface PreparedCreate {
+  readonly spec: TaskSpec;
+  readonly fingerprint: string;
+}
+
+export interface CreateResult {
+  task: Task;
+  /** False: an identical task of this id existed (an idempotent repeat). */
+  created: boolean;
 }
 
 /** How long a create waits for DNS before leaving the address check to send time. */
@@ -101,7 +120,15 @@ export class TaskService {
    * Creates a task for `access.owner`; the same id with the same spec returns the existing task
    * (`created: false`). Idempotency is per owner: another owner's task of the same id is another task.
    */
-  async create(access: TaskAccess, body: CreateTaskBody): Promise<{ task: Task; created: boolean }> {
+  async create(access: TaskAccess, body: CreateTaskBody): Promise<CreateResult> {
+    return this.commit(await this.prepare(access, body));
+  }
+
+  /**
+   * Every check of a create that needs no Temporal call: access, validation, the SSRF guard. A
+   * batch prepares its items, then commits each one (src/api/batch-create.ts).
+   */
+  async prepare(access: TaskAccess, body: CreateTaskBody): Promise<PreparedCreate> {
     checkTaskAccess(access, { taskType: body.taskType });
     const policy = this.policyOf(body.taskType);
     const { spec, fingerprint } = buildTaskSpec(body, {
@@ -114,8 +141,12 @@ export class TaskService {
       guard: this.guard,
     });
     checkTaskAccess(access, spec);
-    const workflowId = workflowIdOf(spec.owner, spec.taskId);
     await this.checkCallbackAddresses(spec.callbackUrl);
+    return { spec, fingerprint };
+  }
+
+  /** Starts a prepared task's workflow, or answers the existing identical one. */
+  async commit({ spec, fingerprint }: PreparedCreate): Promise<CreateResult> {
     try {
       await this.start(spec, fingerprint, 'REJECT_DUPLICATE');
       return { task: toTask(initialTaskState(spec)), created: true };
@@ -123,7 +154,7 @@ export class TaskService {
       if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw toApiError(err);
     }
     const existing = await this.call(
-      () => this.client.workflow.getHandle(workflowId).describe(),
+      () => this.client.workflow.getHandle(workflowIdOf(spec.owner, spec.taskId)).describe(),
       spec.taskId,
     );
     if (existing.type !== TASK_WORKFLOW_TYPE || existing.memo?.specHash !== fingerprint) {
@@ -157,7 +188,7 @@ export class TaskService {
 
   /** Cancels a SCHEDULED or RUNNING task; a CANCELLED one is a no-op; a finished one is a conflict. */
   async cancel(access: TaskAccess, taskId: string): Promise<Task> {
-    const state = await this.state(access.owner, taskId);
+    const { state, waiting } = await this.lookup(access.owner, taskId);
     checkTaskAccess(access, { taskType: state.taskType });
     if (state.status === 'CANCELLED') return toTask(state);
     if (state.status === 'SUCCEEDED' || state.status === 'FAILED') {
@@ -166,17 +197,27 @@ export class TaskService {
         `task ${taskId} is ${state.status} and can no longer be cancelled`,
       );
     }
+    const request = { reason: 'cancelled through the API' };
     try {
-      await this.call(
+      await this.call<unknown>(
         () =>
-          this.client.workflow
-            .getHandle(workflowIdOf(access.owner, taskId))
-            .signal(cancelSignal, { reason: 'cancelled through the API' }),
+          waiting
+            ? // A plain signal would wait in history until the start delay is over; signal-with-start
+              // runs the workflow now, so the task is CANCELLED at once (a closed run is not restarted).
+              this.client.workflow.signalWithStart(TASK_WORKFLOW_TYPE, {
+                ...taskStartOptions(waiting, fingerprintOf(waiting), this.taskQueue, 'REJECT_DUPLICATE'),
+                signal: cancelSignal,
+                signalArgs: [request],
+              })
+            : this.client.workflow
+                .getHandle(workflowIdOf(access.owner, taskId))
+                .signal(cancelSignal, request),
         taskId,
       );
     } catch (err) {
       // Finished between the query and the signal: report what it became.
-      if (!isNotRunning(err)) throw toApiError(err, taskId);
+      if (!isNotRunning(err) && !(err instanceof WorkflowExecutionAlreadyStartedError))
+        throw toApiError(err, taskId);
       return this.cancel(access, taskId);
     }
     return this.get(access.owner, taskId);
@@ -453,20 +494,77 @@ export class TaskService {
     await this.options.connection.withDeadline(this.deadline(), () =>
       this.client.workflow.start<typeof delayedTask>(
         TASK_WORKFLOW_TYPE,
-        taskStartOptions(spec, fingerprint, this.taskQueue, reuse),
+        taskStartOptions(
+          spec,
+          fingerprint,
+          this.taskQueue,
+          reuse,
+          this.options.config.temporal.startDelay ? this.now() : undefined,
+        ),
       ),
     );
   }
 
   /** The task `taskId` of `owner`, from its workflow's status query. */
   private async state(owner: string, taskId: string): Promise<TaskState> {
-    const state = await this.call(
-      () => this.client.workflow.getHandle(workflowIdOf(owner, taskId)).query(statusQuery),
+    return (await this.lookup(owner, taskId)).state;
+  }
+
+  /**
+   * The task `taskId` of `owner`: the workflow's status query, or, while a start delay keeps the
+   * workflow from running (the server refuses queries then), what its history holds so far.
+   */
+  private async lookup(owner: string, taskId: string): Promise<Lookup> {
+    const workflowId = workflowIdOf(owner, taskId);
+    let found: Lookup;
+    try {
+      found = {
+        state: await this.options.connection.withDeadline(this.deadline(), () =>
+          this.client.workflow.getHandle(workflowId).query(statusQuery),
+        ),
+      };
+    } catch (err) {
+      if (!isNotStartedYet(err)) throw toApiError(err, taskId);
+      found = await this.waitingTask(workflowId, taskId);
+    }
+    // The workflow id already says the owner; a workflow started by hand under such an id does not count.
+    if (ownerOf(found.state) !== owner) throw taskNotFound(taskId);
+    return found;
+  }
+
+  /**
+   * A task whose workflow has not run yet: SCHEDULED as its start input says, or CANCELLED once a
+   * `cancel` signal or a cancel request is in its history (the workflow will honour it before anything
+   * else when it runs, and never call back).
+   */
+  private async waitingTask(workflowId: string, taskId: string): Promise<Lookup> {
+    const { history } = await this.call(
+      () =>
+        this.client.workflowService.getWorkflowExecutionHistory({
+          namespace: this.namespace,
+          execution: { workflowId },
+          maximumPageSize: 100,
+        }),
       taskId,
     );
-    // The workflow id already says the owner; a workflow started by hand under such an id does not count.
-    if (ownerOf(state) !== owner) throw taskNotFound(taskId);
-    return state;
+    const events = history?.events ?? [];
+    const input = events[0]?.workflowExecutionStartedEventAttributes?.input?.payloads?.[0];
+    if (!input) throw toApiError(new Error(`workflow ${workflowId} has no start input`), taskId);
+    let decoded = [input as CommonPayload];
+    for (const codec of [...this.codecs].reverse()) decoded = await codec.decode(decoded);
+    const spec = defaultPayloadConverter.fromPayload<TaskSpec>(decoded[0]!);
+    const state = initialTaskState(spec);
+    const cancel = events.find(
+      (event) =>
+        event.eventType === EventType.EVENT_TYPE_WORKFLOW_EXECUTION_CANCEL_REQUESTED ||
+        (event.eventType === EventType.EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED &&
+          event.workflowExecutionSignaledEventAttributes?.signalName === cancelSignal.name),
+    );
+    if (cancel) {
+      state.status = 'CANCELLED';
+      state.completedAt = timestampIso(cancel.eventTime) ?? new Date(this.now()).toISOString();
+    }
+    return { state, waiting: spec };
   }
 
   /** Runs matching `query` that are no longer the latest run of their task. */
@@ -552,8 +650,12 @@ export function taskStartOptions(
   fingerprint: string,
   taskQueue: string,
   reuse: 'REJECT_DUPLICATE' | 'ALLOW_DUPLICATE',
+  /** With TASK_START_DELAY, now (ms): the workflow is started with a start delay up to its due time. */
+  delayFrom?: number,
 ): WorkflowStartOptions<typeof delayedTask> {
+  const startDelay = delayFrom === undefined ? 0 : Date.parse(spec.executeAt) - delayFrom;
   return {
+    ...(startDelay > 0 ? { startDelay } : {}),
     workflowId: workflowIdOf(spec.owner, spec.taskId),
     taskQueue,
     args: [spec],
@@ -596,6 +698,12 @@ function ownerFilter(owner: string): string {
 function fingerprintOf(spec: TaskSpec): string {
   const { taskId: _id, createdAt: _created, callbackTaskQueue: _queue, ...rest } = spec;
   return digest(rest);
+}
+
+function timestampIso(ts: { seconds?: unknown; nanos?: number | null } | null | undefined): string | null {
+  return ts?.seconds != null
+    ? new Date(Number(ts.seconds) * 1000 + Math.floor((ts.nanos ?? 0) / 1e6)).toISOString()
+    : null;
 }
 
 function toTask(state: TaskState): Task {
@@ -665,10 +773,7 @@ function toBatchJob(
     [BatchOperationState.BATCH_OPERATION_STATE_COMPLETED]: 'COMPLETED',
     [BatchOperationState.BATCH_OPERATION_STATE_FAILED]: 'FAILED',
   };
-  const time = (ts: temporal.api.workflowservice.v1.IDescribeBatchOperationResponse['startTime']) =>
-    ts?.seconds != null
-      ? new Date(Number(ts.seconds) * 1000 + Math.floor((ts.nanos ?? 0) / 1e6)).toISOString()
-      : null;
+  const time = timestampIso;
   const num = (value: unknown) => (value == null ? null : Number(value));
   const state = states[response.state ?? 0] ?? 'UNSPECIFIED';
   const matched = num(response.totalOperationCount);
