@@ -52,6 +52,7 @@ import {
   parseRfc3339,
   resolveWhen,
 } from './task-input.js';
+import { decodePageToken, encodePageToken } from './page-token.js';
 import { isNotRunning, isNotStartedYet, temporalUnavailable, toApiError } from './temporal-errors.js';
 
 type Payload = temporal.api.common.v1.IPayload;
@@ -314,19 +315,19 @@ export class TaskService {
     if (query.status) filters.push(`${SEARCH_ATTRIBUTES.taskStatus.name} = '${query.status}'`);
     if (query.taskType) filters.push(`${SEARCH_ATTRIBUTES.taskType.name} = '${query.taskType}'`);
     filters.push(...listFilters(owner, query));
-    let nextPageToken: Uint8Array | undefined;
-    if (query.pageToken) {
-      nextPageToken = Buffer.from(query.pageToken, 'base64url');
-      if (nextPageToken.length === 0) throw invalidArgument('pageToken', 'is not a token this API gave out');
-    }
-    const response = await this.call(() =>
-      this.client.workflowService.listWorkflowExecutions({
-        namespace: this.namespace,
-        pageSize: query.pageSize ?? 50,
-        nextPageToken,
-        query: filters.join(' AND '),
-      }),
-    );
+    const visibilityQuery = filters.join(' AND ');
+    const pageSize = query.pageSize ?? 50;
+    const nextPageToken = query.pageToken ? decodePageToken(visibilityQuery, query.pageToken) : undefined;
+    const listPage = (size: number, token: Uint8Array | undefined) =>
+      this.call(() =>
+        this.client.workflowService.listWorkflowExecutions({
+          namespace: this.namespace,
+          pageSize: size,
+          nextPageToken: token,
+          query: visibilityQuery,
+        }),
+      );
+    const response = await listPage(pageSize, nextPageToken);
     const executions = response.executions ?? [];
     const latest = await Promise.all(executions.map((execution) => this.isLatestRun(execution)));
     const summaries = await Promise.all(
@@ -337,10 +338,15 @@ export class TaskService {
     // Case-sensitive, whatever the visibility store: SQLite's and MySQL's STARTS_WITH ignore case.
     const { idPrefix } = query;
     const tasks = idPrefix ? summaries.filter((task) => task.taskId.startsWith(idPrefix)) : summaries;
-    const token =
-      response.nextPageToken && response.nextPageToken.length > 0
-        ? Buffer.from(response.nextPageToken).toString('base64url')
-        : null;
+    let following =
+      response.nextPageToken && response.nextPageToken.length > 0 ? response.nextPageToken : undefined;
+    // Visibility gives a token after every full page, also when nothing follows: look one row ahead,
+    // so that the last page says it is the last instead of leading to an empty one.
+    if (following && executions.length >= pageSize) {
+      const ahead = await listPage(1, following);
+      if ((ahead.executions ?? []).length === 0) following = undefined;
+    }
+    const token = following ? encodePageToken(visibilityQuery, following) : null;
     return { tasks, nextPageToken: token };
   }
 
@@ -840,11 +846,15 @@ function toBatchJob(
   };
   const time = timestampIso;
   const num = (value: unknown) => (value == null ? null : Number(value));
+  const state = states[response.state ?? 0] ?? 'UNSPECIFIED';
+  const matched = num(response.totalOperationCount);
   return {
     jobId,
     operation: jobId.startsWith('cancel') ? 'cancel' : 'replay',
-    state: states[response.state ?? 0] ?? 'UNSPECIFIED',
-    matched: num(response.totalOperationCount),
+    state,
+    // Temporal reports the total with the job's first progress report, seconds after its start:
+    // until then a running job's 0 means "not counted yet", not "nothing matched".
+    matched: state === 'RUNNING' && matched === 0 ? null : matched,
     completed: num(response.completeOperationCount),
     failed: num(response.failureOperationCount),
     startedAt: time(response.startTime),

@@ -50,9 +50,11 @@ export function searchAttributeArgs(): string[] {
   ]);
 }
 
-/** `--dynamic-config-value` arguments for `temporal server start-dev`. */
-export function dynamicConfigArgs(): string[] {
-  return Object.entries(DEV_SERVER_DYNAMIC_CONFIG).flatMap(([key, value]) => [
+/** `--dynamic-config-value` arguments for `temporal server start-dev`; `overrides` replace single keys. */
+export function dynamicConfigArgs(
+  overrides: Readonly<Record<string, string | number | boolean>> = {},
+): string[] {
+  return Object.entries({ ...DEV_SERVER_DYNAMIC_CONFIG, ...overrides }).flatMap(([key, value]) => [
     '--dynamic-config-value',
     `${key}=${JSON.stringify(value)}`,
   ]);

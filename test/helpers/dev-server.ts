@@ -30,14 +30,20 @@ function findCli(): string | undefined {
   }
 }
 
-/** Starts a dev server of its own (never TEMPORAL_TEST_ADDRESS's), configured as the service needs. */
-export async function startDevServer(cli: string | undefined = findCli()): Promise<TestServer> {
+/**
+ * Starts a dev server of its own (never TEMPORAL_TEST_ADDRESS's), configured as the service needs,
+ * but for the dynamic config keys `overrides` names.
+ */
+export async function startDevServer(
+  cli: string | undefined = findCli(),
+  overrides: Readonly<Record<string, string | number | boolean>> = {},
+): Promise<TestServer> {
   const env = await TestWorkflowEnvironment.createLocal({
     server: {
       executable: cli ? { type: 'existing-path', path: cli } : { type: 'cached-download' },
       ip: '127.0.0.1',
       searchAttributes: ALL_SEARCH_ATTRIBUTES,
-      extraArgs: [...dynamicConfigArgs(), ...sqlitePragmaArgs(), '--log-level', 'error'],
+      extraArgs: [...dynamicConfigArgs(overrides), ...sqlitePragmaArgs(), '--log-level', 'error'],
     },
   });
   return { address: env.address, cliPath: cli ?? 'temporal', stop: () => env.teardown() };

@@ -23,6 +23,7 @@ import { WorkerMetrics } from '../../src/worker/metrics.js';
 import { callbackDepsFromConfig, createTaskWorkers, runWorkers } from '../../src/worker/workers.js';
 import type { Resolver } from '../../src/security/callback-guard.js';
 import { loadPayloadKeyring } from '../../src/security/payload-codec.js';
+import { deadlineBoundRetries } from '../../src/temporal/connection.js';
 import { createDataConverter } from '../../src/temporal/data-converter.js';
 import { CallbackReceiver } from './receiver.js';
 import { TEST_ENV } from './test-env.js';
@@ -59,6 +60,8 @@ export interface HarnessOptions {
   keys?: Record<string, TestKey>;
   /** Keep the API's JSON log lines in `logLines` (audit lines among them). */
   captureLogs?: boolean;
+  /** Start the workers (they need the namespace to exist). @defaultValue true */
+  workers?: boolean;
 }
 
 export interface Minted {
@@ -153,7 +156,7 @@ export class Harness {
     }
     this.policies = new Policies(options.policies ?? {});
     this.receiver = await CallbackReceiver.start();
-    this.connection = await Connection.connect({ address });
+    this.connection = await Connection.connect({ address, interceptors: [deadlineBoundRetries()] });
     this.client = new Client({ connection: this.connection, dataConverter: this.dataConverter });
     this.nativeConnection = await NativeConnection.connect({ address });
     this.tasks = new TaskService({
@@ -176,7 +179,7 @@ export class Harness {
       logger: options.captureLogs ? logger : false,
       ...(codec ? { codec } : {}),
     });
-    await this.startWorkers();
+    if (options.workers ?? true) await this.startWorkers();
   }
 
   /** Starts the workers (again, after stopWorkers), with another data converter if given (key rotation). */

@@ -2,8 +2,9 @@
  * Small waits on what a user of the API sees: a task's status through GET, a list through GET.
  */
 import { randomUUID } from 'node:crypto';
-import type { Task, TaskSummary } from '../../src/api/schemas/tasks.js';
+import type { BatchJob, Task, TaskSummary } from '../../src/api/schemas/tasks.js';
 import type { Harness } from './harness.js';
+import type { ScriptedResponse } from './receiver.js';
 import { waitFor } from './wait.js';
 
 /** A task id unique to this run, readable in the Web UI. */
@@ -66,4 +67,52 @@ export async function waitForList(
     },
     { timeoutMs, intervalMs: 250, what },
   );
+}
+
+/**
+ * Creates a task due now, without retries, whose callback answers as scripted (a 500 first by
+ * default); returns it once it is FAILED: a dead letter.
+ */
+export async function deadLetter(
+  h: Harness,
+  taskType: string,
+  prefix: string,
+  fields: Record<string, unknown> = {},
+  script: ScriptedResponse[] = [{ status: 500 }, { status: 200 }],
+): Promise<Task> {
+  const taskId = uniqueId(prefix);
+  h.receiver.script(taskId, script);
+  const created = await h.create({
+    taskType,
+    taskId,
+    payload: { prefix },
+    delaySeconds: 0,
+    callbackUrl: h.receiver.url,
+    maxRetries: 0,
+    ...fields,
+  });
+  if (created.status !== 201)
+    throw new Error(`create answered ${created.status}: ${JSON.stringify(created.raw)}`);
+  return waitForStatus(h, taskId, 'FAILED');
+}
+
+/** GET /api/v1/batches/{jobId}; fails on anything but 200. */
+export async function getBatch(h: Harness, jobId: string): Promise<BatchJob> {
+  const response = await h.app.inject({ method: 'GET', url: `/api/v1/batches/${jobId}` });
+  if (response.statusCode !== 200)
+    throw new Error(`GET /api/v1/batches/${jobId} answered ${response.statusCode}: ${response.body}`);
+  return response.json() as BatchJob;
+}
+
+/** Polls GET /api/v1/batches/{jobId} until the job is COMPLETED; a FAILED job fails the wait at once. */
+export async function waitForBatch(h: Harness, jobId: string, timeoutMs = 30_000): Promise<BatchJob> {
+  const job = await waitFor(
+    async () => {
+      const current = await getBatch(h, jobId);
+      return current.state !== 'RUNNING' && current;
+    },
+    { timeoutMs, intervalMs: 250, what: `batch ${jobId} to complete` },
+  );
+  if (job.state !== 'COMPLETED') throw new Error(`batch ${jobId} ended ${JSON.stringify(job)}`);
+  return job;
 }

@@ -121,11 +121,13 @@ describe('cancel at the edges', () => {
     const response = await h.post(`/api/v1/tasks/${taskId}/cancel`);
     expect(response.status).toBe(200);
     expect(response.body.status).toBe('CANCELLED');
-    // The 500 arrives after the cancel; no retry follows it (the backoff would be 1 s).
+    // The 500 arrives after the cancel; no retry follows it (the backoff would be 1 s). A sentinel
+    // due after that retry would have come: once it has called back, the retry is past.
     await waitFor(
       async () => (await h.client.workflow.getHandle(taskId).describe()).status.name === 'COMPLETED',
     );
-    await new Promise((resolve) => setTimeout(resolve, 2500));
+    const sentinel = await create(uniqueId('sentinel'), { delaySeconds: 2.5 });
+    await h.receiver.waitForCalls(sentinel.task.taskId, 1);
     expect(h.receiver.callsFor(taskId)).toHaveLength(1);
     expect((await h.get(taskId)).body.status).toBe('CANCELLED');
   });

@@ -7,9 +7,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BatchJob, Task } from '../../src/api/schemas/tasks.js';
 import { Harness } from '../helpers/harness.js';
 import type { ScriptedResponse } from '../helpers/receiver.js';
-import { uniqueId, waitForList, waitForStatus, waitUntilRetrying } from '../helpers/tasks.js';
+import {
+  deadLetter as deadLetterOf,
+  uniqueId,
+  waitForBatch as waitForBatchOf,
+  waitForList,
+  waitForStatus,
+  waitUntilRetrying,
+} from '../helpers/tasks.js';
 import { runsOf, temporalOk } from '../helpers/temporal-cli.js';
-import { waitFor } from '../helpers/wait.js';
 
 let h: Harness;
 beforeAll(async () => {
@@ -21,44 +27,17 @@ afterAll(async () => {
 
 const FAILS_THEN_SUCCEEDS: ScriptedResponse[] = [{ status: 500 }, { status: 200 }];
 
-/** Creates a task due now whose callback answers as scripted; returns once the task is FAILED. */
-async function deadLetter(
+const deadLetter = (
   taskType: string,
   prefix: string,
   fields: Record<string, unknown> = {},
   script = FAILS_THEN_SUCCEEDS,
-): Promise<Task> {
-  const taskId = uniqueId(prefix);
-  h.receiver.script(taskId, script);
-  const created = await h.create({
-    taskType,
-    taskId,
-    payload: { prefix },
-    delaySeconds: 0,
-    callbackUrl: h.receiver.url,
-    maxRetries: 0,
-    ...fields,
-  });
-  expect(created.status).toBe(201);
-  return waitForStatus(h, taskId, 'FAILED');
-}
+): Promise<Task> => deadLetterOf(h, taskType, prefix, fields, script);
 
 const replay = (taskId: string, body?: unknown) =>
   h.post(`/api/v1/tasks/${encodeURIComponent(taskId)}/replay`, body);
 
-/** Polls GET /api/v1/batches/{jobId} until the job is COMPLETED. */
-async function waitForBatch(jobId: string): Promise<BatchJob> {
-  return waitFor(
-    async () => {
-      const response = await h.app.inject({ method: 'GET', url: `/api/v1/batches/${jobId}` });
-      expect(response.statusCode).toBe(200);
-      const job = response.json() as BatchJob;
-      expect(job.state).not.toBe('FAILED');
-      return job.state === 'COMPLETED' && job;
-    },
-    { timeoutMs: 30_000, intervalMs: 250, what: `batch ${jobId} to complete` },
-  );
-}
+const waitForBatch = (jobId: string): Promise<BatchJob> => waitForBatchOf(h, jobId);
 
 describe('the dead-letter list', () => {
   it('GET ?status=FAILED&taskType= lists the failed tasks of the type with lastError and attempts', async () => {

@@ -425,9 +425,13 @@ export const BatchJobSchema = Type.Object({
   operation: Type.Union([Type.Literal('replay'), Type.Literal('cancel')]),
   state: Type.String({ description: 'RUNNING, COMPLETED or FAILED' }),
   matched: Type.Union([Type.Integer(), Type.Null()], {
-    description: 'Tasks matching the filter when the job started',
+    description:
+      'Tasks matching the filter when the job started; null while a running job has not counted them yet',
   }),
-  completed: Type.Union([Type.Integer(), Type.Null()]),
+  completed: Type.Union([Type.Integer(), Type.Null()], {
+    description:
+      'Tasks done so far; Temporal counts them in pages of up to 1000, so a smaller job goes from 0 to all',
+  }),
   failed: Type.Union([Type.Integer(), Type.Null()]),
   startedAt: NullableTimestampSchema,
   closedAt: NullableTimestampSchema,
