@@ -44,6 +44,7 @@ export class OursDirect implements System {
 
   async create(task: BenchTask): Promise<void> {
     const policy = this.policies.forType(task.taskType)!;
+    const { workflowTaskQueue, ...routing } = Policies.routing(this.stack.taskQueue, policy);
     const { spec, fingerprint } = buildTaskSpec(
       {
         taskId: task.taskId,
@@ -58,7 +59,7 @@ export class OursDirect implements System {
         now: Date.now(),
         limits: this.config.limits,
         policy,
-        callbackTaskQueue: Policies.taskQueue(this.stack.taskQueue, policy),
+        ...routing,
         newTaskId: randomUUID,
         guard: this.guard,
       },
@@ -66,7 +67,7 @@ export class OursDirect implements System {
     // Exactly how the API starts a task (src/api/task-service.ts).
     await this.client.workflow.start<typeof delayedTask>(
       TASK_WORKFLOW_TYPE,
-      taskStartOptions(spec, fingerprint, this.stack.taskQueue, 'REJECT_DUPLICATE'),
+      taskStartOptions(spec, fingerprint, workflowTaskQueue, 'REJECT_DUPLICATE'),
     );
   }
 

@@ -19,7 +19,7 @@ import proto, { type temporal } from '@temporalio/proto';
 import { checkTaskAccess, type TaskAccess } from '../auth/principal.js';
 import type { Config } from '../config.js';
 import { Policies, type TaskTypePolicy } from '../policies.js';
-import { SEARCH_ATTRIBUTES, TASK_WORKFLOW_TYPE } from '../shared/constants.js';
+import { SEARCH_ATTRIBUTES, TASK_WORKFLOW_TYPE, typeTaskQueuePrefix } from '../shared/constants.js';
 import { DEFAULT_OWNER, parseWorkflowId, workflowIdOf } from '../shared/owner.js';
 import type { TaskError, TaskSpec, TaskState, TaskStatus } from '../shared/task.js';
 import { initialTaskState, ownerOf, TASK_STATUSES } from '../shared/task.js';
@@ -103,12 +103,13 @@ export class TaskService {
   async create(access: TaskAccess, body: CreateTaskBody): Promise<{ task: Task; created: boolean }> {
     checkTaskAccess(access, { taskType: body.taskType });
     const policy = this.policyOf(body.taskType);
+    const { workflowTaskQueue, ...routing } = Policies.routing(this.taskQueue, policy);
     const { spec, fingerprint } = buildTaskSpec(body, {
       owner: access.owner,
       now: this.now(),
       limits: this.options.config.limits,
       policy,
-      callbackTaskQueue: Policies.taskQueue(this.taskQueue, policy),
+      ...routing,
       newTaskId: randomUUID,
       guard: this.guard,
     });
@@ -116,7 +117,7 @@ export class TaskService {
     const workflowId = workflowIdOf(spec.owner, spec.taskId);
     await this.checkCallbackAddresses(spec.callbackUrl);
     try {
-      await this.start(spec, fingerprint, 'REJECT_DUPLICATE');
+      await this.start(spec, fingerprint, workflowTaskQueue, 'REJECT_DUPLICATE');
       return { task: toTask(initialTaskState(spec)), created: true };
     } catch (err) {
       if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw toApiError(err);
@@ -229,6 +230,7 @@ export class TaskService {
     if (body.payload || body.payloadVersion !== undefined)
       checkPayloadSchema(payload, payloadVersion, policy);
     const now = this.now();
+    const { workflowTaskQueue, callbackTaskQueue, localCallback } = Policies.routing(this.taskQueue, policy);
     const spec: TaskSpec = {
       taskId,
       owner: access.owner,
@@ -245,11 +247,12 @@ export class TaskService {
       traceId: previous.traceId,
       priority: previous.priority,
       createdAt: previous.createdAt,
-      callbackTaskQueue: Policies.taskQueue(this.taskQueue, policy),
+      callbackTaskQueue,
       retryPolicy: policy.retry,
+      ...(localCallback ? { localCallback } : {}),
     };
     try {
-      await this.start(spec, fingerprintOf(spec), 'ALLOW_DUPLICATE');
+      await this.start(spec, fingerprintOf(spec), workflowTaskQueue, 'ALLOW_DUPLICATE');
     } catch (err) {
       if (err instanceof WorkflowExecutionAlreadyStartedError) {
         throw new ApiError(
@@ -392,8 +395,12 @@ export class TaskService {
     return policy;
   }
 
+  /**
+   * This service's tasks: those on the shared workflow queue (started before workflow shape v2) and
+   * those on a task type's own queue (v2).
+   */
   private baseQuery(): string {
-    return `WorkflowType = '${TASK_WORKFLOW_TYPE}' AND TaskQueue = '${this.taskQueue}'`;
+    return `WorkflowType = '${TASK_WORKFLOW_TYPE}' AND (TaskQueue = '${this.taskQueue}' OR TaskQueue STARTS_WITH '${typeTaskQueuePrefix(this.taskQueue)}')`;
   }
 
   private filterQuery(
@@ -442,12 +449,13 @@ export class TaskService {
   private async start(
     spec: TaskSpec,
     fingerprint: string,
+    workflowTaskQueue: string,
     reuse: 'REJECT_DUPLICATE' | 'ALLOW_DUPLICATE',
   ): Promise<void> {
     await this.options.connection.withDeadline(this.deadline(), () =>
       this.client.workflow.start<typeof delayedTask>(
         TASK_WORKFLOW_TYPE,
-        taskStartOptions(spec, fingerprint, this.taskQueue, reuse),
+        taskStartOptions(spec, fingerprint, workflowTaskQueue, reuse),
       ),
     );
   }
@@ -588,7 +596,7 @@ function ownerFilter(owner: string): string {
 }
 
 function fingerprintOf(spec: TaskSpec): string {
-  const { taskId: _id, createdAt: _created, callbackTaskQueue: _queue, ...rest } = spec;
+  const { taskId: _id, createdAt: _created, callbackTaskQueue: _queue, localCallback: _local, ...rest } = spec;
   return digest(rest);
 }
 

@@ -42,6 +42,13 @@ export interface TaskSpec {
   callbackTaskQueue: string;
   /** The task type's retry schedule; absent in inputs recorded before it existed: today's schedule. */
   retryPolicy?: RetryPolicy;
+  /**
+   * Workflow shape v2: the task runs on its type's queue and calls back with a local activity in the
+   * worker that runs it. Absent (inputs recorded before v2, and types with a `ratePerSecond`, whose
+   * server-side rate limit only applies to regular activities): a regular activity on
+   * `callbackTaskQueue`.
+   */
+  localCallback?: boolean;
 }
 
 export interface TaskError {
@@ -50,7 +57,7 @@ export interface TaskError {
 }
 
 /** The task as it is now: the answer of the workflow's `status` query. */
-export interface TaskState extends Omit<TaskSpec, 'callbackTaskQueue' | 'retryPolicy'> {
+export interface TaskState extends Omit<TaskSpec, 'callbackTaskQueue' | 'retryPolicy' | 'localCallback'> {
   status: TaskStatus;
   attempts: number;
   lastError: TaskError | null;
@@ -66,7 +73,7 @@ export function ownerOf(spec: Pick<TaskSpec, 'owner'>): string {
 
 /** A task as it starts: scheduled, nothing attempted yet. */
 export function initialTaskState(spec: TaskSpec): TaskState {
-  const { callbackTaskQueue: _queue, retryPolicy: _retry, ...fields } = spec;
+  const { callbackTaskQueue: _queue, retryPolicy: _retry, localCallback: _local, ...fields } = spec;
   return {
     ...fields,
     owner: ownerOf(spec),
