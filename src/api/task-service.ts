@@ -12,8 +12,10 @@ import {
   type Connection,
   type DataConverter,
   type Payload as CommonPayload,
+  type WorkflowHandle,
   type WorkflowStartOptions,
 } from '@temporalio/client';
+import { decodeFromPayloadsAtIndex } from '@temporalio/common/lib/internal-non-workflow/index.js';
 import type { PayloadCodec } from '@temporalio/common';
 import proto, { type temporal } from '@temporalio/proto';
 import { checkTaskAccess, type TaskAccess } from '../auth/principal.js';
@@ -54,7 +56,8 @@ import {
 import { isNotRunning, toApiError } from './temporal-errors.js';
 
 type Payload = temporal.api.common.v1.IPayload;
-const { WorkflowExecutionStatus, BatchOperationState, ResetReapplyExcludeType } = proto.temporal.api.enums.v1;
+const { WorkflowExecutionStatus, BatchOperationState, ResetReapplyExcludeType, EventType } =
+  proto.temporal.api.enums.v1;
 
 export interface TaskServiceOptions {
   connection: Connection;
@@ -69,6 +72,20 @@ export interface TaskServiceOptions {
 
 /** How long a create waits for DNS before leaving the address check to send time. */
 const CREATE_RESOLVE_TIMEOUT_MS = 2_000;
+
+/**
+ * How long a read waits for the workflow's own answer (its status query) before it looks whether the
+ * workflow is busy with a callback attempt. Since workflow shape v2 an attempt runs as a local
+ * activity inside a workflow task, and queries, signals and updates wait until that task ends (the
+ * attempt's end, or the SDK's heartbeat of the task at 80% of its 10 s timeout).
+ */
+const BUSY_PATIENCE_MS = 250;
+
+/** A task as read: from its workflow's query, or (`busy`) from the server's record during an attempt. */
+interface TaskRead {
+  state: TaskState;
+  busy: boolean;
+}
 
 export class TaskService {
   private readonly client: Client;
@@ -157,7 +174,7 @@ export class TaskService {
 
   /** Cancels a SCHEDULED or RUNNING task; a CANCELLED one is a no-op; a finished one is a conflict. */
   async cancel(access: TaskAccess, taskId: string): Promise<Task> {
-    const state = await this.state(access.owner, taskId);
+    const { state, busy } = await this.read(access.owner, taskId);
     checkTaskAccess(access, { taskType: state.taskType });
     if (state.status === 'CANCELLED') return toTask(state);
     if (state.status === 'SUCCEEDED' || state.status === 'FAILED') {
@@ -179,6 +196,10 @@ export class TaskService {
       if (!isNotRunning(err)) throw toApiError(err, taskId);
       return this.cancel(access, taskId);
     }
+    // The server has the signal. A workflow busy with an attempt reads it when the attempt's workflow
+    // task ends, and its handler settles the task CANCELLED before anything else (the attempt's
+    // outcome is dropped, no further attempt follows): answer that now rather than wait for it.
+    if (busy) return toTask(cancelledView(state, this.now()));
     return this.get(access.owner, taskId);
   }
 
@@ -189,13 +210,16 @@ export class TaskService {
       checkTaskAccess(access, { taskType: (await this.state(access.owner, taskId)).taskType });
     }
     try {
-      const state = await this.call(
-        () =>
-          this.client.workflow
-            .getHandle(workflowIdOf(access.owner, taskId))
-            .executeUpdate(rescheduleUpdate, { args: [{ executeAt }] }),
-        taskId,
-      );
+      const handle = this.client.workflow.getHandle(workflowIdOf(access.owner, taskId));
+      const update = this.call(() => handle.executeUpdate(rescheduleUpdate, { args: [{ executeAt }] }), taskId);
+      // An update waits, like a query, while the workflow is busy with an attempt; the validator will
+      // refuse it then without a trace (the task is no longer SCHEDULED): say so now.
+      const state = await this.unlessBusy(update, handle, taskId, (busy) => {
+        throw new ApiError(
+          ErrorCode.FailedPrecondition,
+          `only a SCHEDULED task can be rescheduled; this one is ${busy.status}`,
+        );
+      });
       if (ownerOf(state) !== access.owner) throw taskNotFound(taskId);
       return toTask(state);
     } catch (err) {
@@ -460,15 +484,106 @@ export class TaskService {
     );
   }
 
-  /** The task `taskId` of `owner`, from its workflow's status query. */
+  /** The task `taskId` of `owner`, from its workflow's status query (see `read`). */
   private async state(owner: string, taskId: string): Promise<TaskState> {
-    const state = await this.call(
-      () => this.client.workflow.getHandle(workflowIdOf(owner, taskId)).query(statusQuery),
+    return (await this.read(owner, taskId)).state;
+  }
+
+  /**
+   * The task `taskId` of `owner`: its workflow's status query, or, when the workflow is busy with a
+   * callback attempt (the query would wait for the attempt), what the server's record says.
+   */
+  private async read(owner: string, taskId: string): Promise<TaskRead> {
+    const handle = this.client.workflow.getHandle(workflowIdOf(owner, taskId));
+    const query = this.call(() => handle.query(statusQuery), taskId);
+    const read = await this.unlessBusy(
+      query.then((state): TaskRead => ({ state, busy: false })),
+      handle,
       taskId,
+      (state): TaskRead => ({ state, busy: true }),
     );
     // The workflow id already says the owner; a workflow started by hand under such an id does not count.
-    if (ownerOf(state) !== owner) throw taskNotFound(taskId);
-    return state;
+    if (ownerOf(read.state) !== owner) throw taskNotFound(taskId);
+    return read;
+  }
+
+  /**
+   * `call`'s answer, unless it has not come after `BUSY_PATIENCE_MS` and the workflow turns out to be
+   * busy with a callback attempt: then `whenBusy` of the task as the server's record shows it.
+   */
+  private async unlessBusy<T>(
+    call: Promise<T>,
+    handle: WorkflowHandle,
+    taskId: string,
+    whenBusy: (state: TaskState) => T,
+  ): Promise<T> {
+    let timer: NodeJS.Timeout | undefined;
+    const patience = new Promise<'busy?'>((resolve) => {
+      timer = setTimeout(() => resolve('busy?'), BUSY_PATIENCE_MS);
+      timer.unref();
+    });
+    try {
+      const first = await Promise.race([call, patience]);
+      if (first !== 'busy?') return first;
+    } finally {
+      clearTimeout(timer);
+    }
+    const busy = await this.busyState(handle, taskId).catch(() => undefined);
+    if (!busy) return call;
+    call.catch(() => undefined); // answered by now or abandoned: its outcome no longer matters
+    return whenBusy(busy);
+  }
+
+  /**
+   * The task while a workflow task of its open run is in flight past its due time: a callback attempt
+   * running as a local activity (workflow shape v2). Read from the server's record: the input from the
+   * start event, the due time, status RUNNING, the attempt in flight (one more than those recorded)
+   * and the last error of the last retry (memo). Undefined in any other case (not due, closed, or no
+   * workflow task in flight): the caller waits for the workflow's own answer then.
+   */
+  private async busyState(handle: WorkflowHandle, taskId: string): Promise<TaskState | undefined> {
+    const description = await this.call(() => handle.describe(), taskId);
+    if (description.status.name !== 'RUNNING' || description.type !== TASK_WORKFLOW_TYPE) return undefined;
+    const due = description.typedSearchAttributes.get(SEARCH_ATTRIBUTES.executeAt);
+    const recorded = description.typedSearchAttributes.get(SEARCH_ATTRIBUTES.taskStatus);
+    if (!due || due.getTime() > this.now() || (recorded !== 'SCHEDULED' && recorded !== 'RUNNING')) {
+      return undefined;
+    }
+    const { history } = await this.call(
+      () =>
+        this.client.workflowService.getWorkflowExecutionHistory({
+          namespace: this.namespace,
+          execution: { workflowId: description.workflowId, runId: description.runId },
+          maximumPageSize: 1000,
+        }),
+      taskId,
+    );
+    const events = history?.events ?? [];
+    if (events.at(-1)?.eventType !== EventType.EVENT_TYPE_WORKFLOW_TASK_STARTED) return undefined;
+    const spec = await decodeFromPayloadsAtIndex<TaskSpec>(
+      this.client.options.loadedDataConverter,
+      0,
+      events[0]?.workflowExecutionStartedEventAttributes?.input?.payloads,
+    );
+    const recordedAttempts = events.filter(
+      (event) =>
+        event.eventType === EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED ||
+        (event.eventType === EventType.EVENT_TYPE_MARKER_RECORDED &&
+          event.markerRecordedEventAttributes?.markerName === LOCAL_ACTIVITY_MARKER),
+    ).length;
+    const firedAt = events.find(
+      (event) =>
+        event.eventType === EventType.EVENT_TYPE_WORKFLOW_TASK_STARTED && eventTimeMs(event) >= due.getTime(),
+    );
+    const memoError = description.memo?.lastError as TaskError | null | undefined;
+    return {
+      ...initialTaskState(spec),
+      executeAt: due.toISOString(),
+      status: 'RUNNING',
+      attempts: recordedAttempts + 1,
+      lastError: memoError ?? null,
+      firedAt: firedAt ? new Date(eventTimeMs(firedAt)).toISOString() : null,
+    };
   }
 
   /** Runs matching `query` that are no longer the latest run of their task. */
@@ -593,6 +708,19 @@ function ownerFilter(owner: string): string {
   return owner === DEFAULT_OWNER
     ? `(${attribute} = '${DEFAULT_OWNER}' OR ${attribute} IS NULL)`
     : `${attribute} = '${owner}'`;
+}
+
+/** Name of the marker the SDK records for each local activity (a callback attempt of shape v2). */
+const LOCAL_ACTIVITY_MARKER = 'core_local_activity';
+
+function eventTimeMs(event: temporal.api.history.v1.IHistoryEvent): number {
+  const time = event.eventTime;
+  return time?.seconds != null ? Number(time.seconds) * 1000 + Math.floor((time.nanos ?? 0) / 1e6) : 0;
+}
+
+/** The task as its cancel signal settles it, for a workflow that reads the signal after its attempt. */
+function cancelledView(state: TaskState, now: number): TaskState {
+  return { ...state, status: 'CANCELLED', nextAttemptAt: null, completedAt: new Date(now).toISOString() };
 }
 
 function fingerprintOf(spec: TaskSpec): string {
