@@ -211,7 +211,10 @@ export class TaskService {
     }
     try {
       const handle = this.client.workflow.getHandle(workflowIdOf(access.owner, taskId));
-      const update = this.call(() => handle.executeUpdate(rescheduleUpdate, { args: [{ executeAt }] }), taskId);
+      const update = this.call(
+        () => handle.executeUpdate(rescheduleUpdate, { args: [{ executeAt }] }),
+        taskId,
+      );
       // An update waits, like a query, while the workflow is busy with an attempt; the validator will
       // refuse it then without a trace (the task is no longer SCHEDULED): say so now.
       const state = await this.unlessBusy(update, handle, taskId, (busy) => {
@@ -675,6 +678,9 @@ export function taskStartOptions(
     taskQueue,
     args: [spec],
     workflowIdReusePolicy: reuse,
+    // Workflow tasks of a saturated type wait on the server in priority order (shape v2: the
+    // callback runs inside them); the callback activity of older tasks carries it as before.
+    priority: { priorityKey: spec.priority },
     typedSearchAttributes: [
       { key: SEARCH_ATTRIBUTES.owner, value: spec.owner },
       { key: SEARCH_ATTRIBUTES.taskType, value: spec.taskType },
@@ -724,7 +730,13 @@ function cancelledView(state: TaskState, now: number): TaskState {
 }
 
 function fingerprintOf(spec: TaskSpec): string {
-  const { taskId: _id, createdAt: _created, callbackTaskQueue: _queue, localCallback: _local, ...rest } = spec;
+  const {
+    taskId: _id,
+    createdAt: _created,
+    callbackTaskQueue: _queue,
+    localCallback: _local,
+    ...rest
+  } = spec;
   return digest(rest);
 }
 

@@ -131,8 +131,14 @@ export async function createTaskWorkers(options: TaskWorkersOptions): Promise<Wo
       sinks,
       activities,
       maxCachedWorkflows: options.maxCachedWorkflows ?? WORKER_DEFAULTS.maxCachedWorkflows,
-      maxConcurrentWorkflowTaskExecutions:
-        options.maxConcurrentWorkflowTasks ?? WORKER_DEFAULTS.maxConcurrentWorkflowTasks,
+      // A workflow task stays open while its local callback runs: bounded by the type's concurrency
+      // (at least 2, sticky and normal polls), due tasks beyond it wait on the server, in priority order.
+      maxConcurrentWorkflowTaskExecutions: Math.max(
+        2,
+        Math.min(policy.concurrency, options.maxConcurrentWorkflowTasks ?? WORKER_DEFAULTS.maxConcurrentWorkflowTasks),
+      ),
+      // Old tasks' regular callbacks only, for non-rate-limited types: few polls.
+      activityTaskPollerBehavior: { type: 'simple-maximum', maximum: 2 },
       maxConcurrentActivityTaskExecutions: policy.concurrency,
       maxConcurrentLocalActivityExecutions: policy.concurrency,
       // Drain: a callback already sent gets its answer recorded rather than being cut off.

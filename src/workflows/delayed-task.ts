@@ -115,7 +115,8 @@ export async function delayedTask(spec: TaskSpec): Promise<TaskState> {
   // Shape v2: the callback runs in the worker that runs this workflow, on the task type's own queue
   // (the input asks for it; tasks started before v2 never do). Attempts longer than the workflow
   // task timeout stay one attempt: the SDK keeps the workflow task alive while it runs.
-  const { deliverCallback: deliverCallbackLocally } = proxyLocalActivities<CallbackActivities>(callbackOptions);
+  const { deliverCallback: deliverCallbackLocally } =
+    proxyLocalActivities<CallbackActivities>(callbackOptions);
 
   /**
    * Shape v2 (behind `patched()`, so tasks sleeping or retrying on v1 replay as they were recorded):
