@@ -56,3 +56,6 @@ export const CALLBACK_BACKOFF = {
 
 /** Extra time Temporal allows a callback attempt beyond its HTTP timeout before declaring the worker lost. */
 export const ATTEMPT_TIMEOUT_MARGIN_MS = 5_000;
+
+/** Attempts a task's attempt history keeps (the newest); older ones are dropped, `attempts` still counts them. */
+export const ATTEMPT_HISTORY_LIMIT = 50;

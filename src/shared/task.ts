@@ -3,6 +3,7 @@
  * imported by workflow code, so no Node built-ins and no I/O here.
  */
 import type { RetryPolicy } from './backoff.js';
+import { ATTEMPT_HISTORY_LIMIT } from './constants.js';
 import { DEFAULT_OWNER } from './owner.js';
 
 export const TASK_STATUSES = ['SCHEDULED', 'RUNNING', 'SUCCEEDED', 'FAILED', 'CANCELLED'] as const;
@@ -56,6 +57,25 @@ export interface TaskError {
   statusCode?: number;
 }
 
+/** How one callback attempt ended. */
+export const ATTEMPT_OUTCOMES = ['SUCCEEDED', 'RETRYABLE_ERROR', 'PERMANENT_ERROR', 'CANCELLED'] as const;
+export type AttemptOutcome = (typeof ATTEMPT_OUTCOMES)[number];
+
+/** One callback attempt, as the workflow saw it. */
+export interface AttemptRecord {
+  /** 1 for the first attempt. */
+  attempt: number;
+  /** When the workflow started the attempt (RFC 3339 UTC with milliseconds). */
+  startedAt: string;
+  /** When the workflow learned how the attempt ended (RFC 3339 UTC with milliseconds). */
+  finishedAt: string;
+  outcome: AttemptOutcome;
+  /** The receiver's HTTP status, when it answered. */
+  statusCode?: number;
+  /** Why the attempt failed; absent when it succeeded. */
+  error?: string;
+}
+
 /** The task as it is now: the answer of the workflow's `status` query. */
 export interface TaskState extends Omit<TaskSpec, 'callbackTaskQueue' | 'retryPolicy' | 'localCallback'> {
   status: TaskStatus;
@@ -64,6 +84,17 @@ export interface TaskState extends Omit<TaskSpec, 'callbackTaskQueue' | 'retryPo
   nextAttemptAt: string | null;
   firedAt: string | null;
   completedAt: string | null;
+  /**
+   * The newest attempts, oldest first, at most `ATTEMPT_HISTORY_LIMIT`. Absent in a result recorded
+   * before the history existed.
+   */
+  attemptHistory?: AttemptRecord[];
+}
+
+/** Appends an attempt to a history, dropping the oldest beyond `ATTEMPT_HISTORY_LIMIT`. */
+export function recordAttempt(history: AttemptRecord[], record: AttemptRecord): void {
+  history.push(record);
+  if (history.length > ATTEMPT_HISTORY_LIMIT) history.splice(0, history.length - ATTEMPT_HISTORY_LIMIT);
 }
 
 /** Owner of a task; a workflow input recorded before owners existed has none and is `default`'s. */
@@ -83,6 +114,7 @@ export function initialTaskState(spec: TaskSpec): TaskState {
     nextAttemptAt: null,
     firedAt: null,
     completedAt: null,
+    attemptHistory: [],
   };
 }
 

@@ -29,8 +29,11 @@ import {
   initialTaskState,
   isFinalStatus,
   ownerOf,
+  recordAttempt,
   FAILED_PRECONDITION_TYPE,
   TASK_FAILED_TYPE,
+  type AttemptOutcome,
+  type AttemptRecord,
   type CallbackFailureDetails,
   type CancelRequest,
   type RescheduleRequest,
@@ -52,7 +55,9 @@ const { taskMetrics } = proxySinks<TaskSinks>();
 const RFC3339_WITH_OFFSET = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/i;
 
 export async function delayedTask(spec: TaskSpec): Promise<TaskState> {
-  const state = initialTaskState(spec);
+  // Query-only bookkeeping, no command: histories recorded before the attempt history replay unchanged.
+  const attemptHistory: AttemptRecord[] = [];
+  const state: TaskState = { ...initialTaskState(spec), attemptHistory };
   const logContext = { taskId: spec.taskId, taskType: spec.taskType, traceId: spec.traceId };
   let cancelRequested = false;
   let rescheduled = false;
@@ -171,9 +176,19 @@ export async function delayedTask(spec: TaskSpec): Promise<TaskState> {
     for (let attempt = 1; ; attempt++) {
       state.attempts = attempt;
       state.nextAttemptAt = null;
+      const startedAt = new Date().toISOString();
+      const recordOutcome = (outcome: AttemptOutcome, statusCode?: number, error?: string): void =>
+        recordAttempt(attemptHistory, {
+          attempt,
+          startedAt,
+          finishedAt: new Date().toISOString(),
+          outcome,
+          ...(statusCode !== undefined && { statusCode }),
+          ...(error !== undefined && { error }),
+        });
       try {
         attemptScope = new CancellationScope();
-        await attemptScope.run(() =>
+        const delivered = await attemptScope.run(() =>
           attemptCallback({
             taskId: spec.taskId,
             owner: ownerOf(spec),
@@ -187,11 +202,18 @@ export async function delayedTask(spec: TaskSpec): Promise<TaskState> {
             timeoutMs: spec.timeoutMs,
           }),
         );
+        recordOutcome('SUCCEEDED', delivered.statusCode);
         return finish('SUCCEEDED');
       } catch (err) {
+        if (cancelRequested || isCancellation(err)) recordOutcome('CANCELLED');
         if (cancelRequested) return finish('CANCELLED');
         if (isCancellation(err)) throw err;
         const failure = describeFailure(err);
+        recordOutcome(
+          failure.retryable ? 'RETRYABLE_ERROR' : 'PERMANENT_ERROR',
+          failure.error.statusCode,
+          failure.error.message,
+        );
         state.lastError = failure.error;
         if (!failure.retryable || attempt > spec.maxRetries) return finish('FAILED');
         const delay = retryDelayMs(attempt, failure.retryAfterMs, spec.retryPolicy);
