@@ -276,7 +276,7 @@ export class TaskService {
       createdAt: previous.createdAt,
       callbackTaskQueue,
       retryPolicy: policy.retry,
-      ...(localCallback ? { localCallback } : {}),
+      localCallback,
     };
     try {
       await this.start(spec, fingerprintOf(spec), workflowTaskQueue, 'ALLOW_DUPLICATE');

@@ -44,10 +44,10 @@ export interface TaskSpec {
   /** The task type's retry schedule; absent in inputs recorded before it existed: today's schedule. */
   retryPolicy?: RetryPolicy;
   /**
-   * Workflow shape v2: the task runs on its type's queue and calls back with a local activity in the
-   * worker that runs it. Absent (inputs recorded before v2, and types with a `ratePerSecond`, whose
-   * server-side rate limit only applies to regular activities): a regular activity on
-   * `callbackTaskQueue`.
+   * Written since workflow shape v2 (its presence marks a v2 input): true, the callback is a local
+   * activity in the worker that runs the task on its type's queue; false (types with a
+   * `ratePerSecond`, whose server-side rate limit only counts regular activities), a regular
+   * activity on `callbackTaskQueue`. Absent in inputs recorded before v2: a regular activity.
    */
   localCallback?: boolean;
 }

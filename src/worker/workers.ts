@@ -74,10 +74,15 @@ const bundlerLogger: Logger = {
   error: (message, meta) => Runtime.instance().logger.error(message, meta),
 };
 
-/** Bundles the workflow code once; pass the result to several workers to skip re-bundling. */
-export async function bundleTaskWorkflows(): Promise<WorkflowBundleWithSourceMap> {
+/**
+ * Bundles the workflow code once (another workflows module, such as a frozen old version, if given);
+ * pass the result to several workers to skip re-bundling.
+ */
+export async function bundleTaskWorkflows(
+  path: string = workflowsPath(),
+): Promise<WorkflowBundleWithSourceMap> {
   return bundleWorkflowCode({
-    workflowsPath: workflowsPath(),
+    workflowsPath: path,
     failureConverterPath: failureConverterPath(),
     logger: bundlerLogger,
     // ESM sources import './x.js' for './x.ts'.
@@ -135,7 +140,10 @@ export async function createTaskWorkers(options: TaskWorkersOptions): Promise<Wo
       // (at least 2, sticky and normal polls), due tasks beyond it wait on the server, in priority order.
       maxConcurrentWorkflowTaskExecutions: Math.max(
         2,
-        Math.min(policy.concurrency, options.maxConcurrentWorkflowTasks ?? WORKER_DEFAULTS.maxConcurrentWorkflowTasks),
+        Math.min(
+          policy.concurrency,
+          options.maxConcurrentWorkflowTasks ?? WORKER_DEFAULTS.maxConcurrentWorkflowTasks,
+        ),
       ),
       // Old tasks' regular callbacks only, for non-rate-limited types: few polls.
       activityTaskPollerBehavior: { type: 'simple-maximum', maximum: 2 },

@@ -124,12 +124,14 @@ export async function delayedTask(spec: TaskSpec): Promise<TaskState> {
     proxyLocalActivities<CallbackActivities>(callbackOptions);
 
   /**
-   * Shape v2 (behind `patched()`, so tasks sleeping or retrying on v1 replay as they were recorded):
-   * the callback as a local activity when the input asks for it, and no search attribute or memo
-   * write while the first attempt is in flight. Checked when the task is due, not at start, so a
-   * v1 task that is still sleeping when the worker is upgraded takes the v2 path.
+   * Shape v2: the callback as a local activity when the input asks for it, and no search attribute or
+   * memo write while the first attempt is in flight. An input written since v2 says `localCallback`
+   * (true or false) and is v2 by construction: no patch is asked for, as each patch marker also
+   * upserts the `TemporalChangeVersion` search attribute, a visibility write. An input from before
+   * v2 takes v2 only behind `patched()`, checked when the task is due: a task still sleeping when the
+   * worker is upgraded takes the v2 path, one that had already fired replays and ends as v1.
    */
-  const shapeV2 = () => patched(WORKFLOW_PATCHES.shapeV2);
+  const shapeV2 = () => spec.localCallback !== undefined || patched(WORKFLOW_PATCHES.shapeV2);
 
   function setStatus(status: TaskStatus): void {
     state.status = status;

@@ -43,14 +43,22 @@ export function markers(events: HistoryEvent[], name: string): HistoryEvent[] {
   );
 }
 
-/** The patch ids of a history's patch markers. */
+/** The patch ids of a history's patch markers (the SDK writes the id into the marker's details). */
 export function patchIds(events: HistoryEvent[]): string[] {
   return markers(events, PATCH_MARKER).map((e) => {
-    const payload = e.markerRecordedEventAttributes?.details?.patch_data?.payloads?.[0];
-    const data = payload?.data
-      ? (JSON.parse(Buffer.from(payload.data).toString('utf8')) as { id?: string })
-      : {};
-    return data.id ?? '?';
+    const texts = Object.values(e.markerRecordedEventAttributes?.details ?? {}).flatMap((payloads) =>
+      (payloads.payloads ?? []).map((payload) =>
+        Buffer.from(payload.data ?? new Uint8Array()).toString('utf8'),
+      ),
+    );
+    for (const text of texts) {
+      const value = JSON.parse(text) as unknown;
+      if (typeof value === 'string') return value;
+      const id = (value as { id?: unknown; patchId?: unknown; patch_id?: unknown } | null) ?? {};
+      const found = id.id ?? id.patchId ?? id.patch_id;
+      if (typeof found === 'string') return found;
+    }
+    return `? ${texts.join(' ')}`;
   });
 }
 

@@ -10,7 +10,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { taskStartOptions } from '../../src/api/task-service.js';
 import { buildTaskSpec } from '../../src/api/task-input.js';
 import { Policies } from '../../src/policies.js';
-import { TASK_WORKFLOW_TYPE, WORKFLOW_PATCHES } from '../../src/shared/constants.js';
+import { CallbackGuard } from '../../src/security/callback-guard.js';
+import { TASK_WORKFLOW_TYPE } from '../../src/shared/constants.js';
 import { DEFAULT_OWNER } from '../../src/shared/owner.js';
 import { Harness } from '../helpers/harness.js';
 import { EventType, historyCounts, historyEvents } from '../helpers/history.js';
@@ -62,9 +63,10 @@ describe('workflow shape v2', () => {
     const description = await h.client.workflow.getHandle(taskId).describe();
     expect(description.taskQueue).toBe(`${h.taskQueue}.callbacks._default`);
     const counts = historyCounts(await historyEvents(h.client, taskId));
-    expect(counts.patchMarkers).toEqual([WORKFLOW_PATCHES.shapeV2]);
+    expect(counts.patchMarkers).toEqual([]);
     expect(counts).toMatchObject({ activityTasks: 0, localActivities: 1, timers: 0 });
-    // The closing status and memo only (v1 also wrote RUNNING as the task fired).
+    // The closing status and memo only (v1 also wrote RUNNING as the task fired); a v2 input asks
+    // for no patch, whose marker would upsert TemporalChangeVersion.
     expect(counts.upserts).toBe(2);
     expect(h.receiver.callsFor(taskId)).toHaveLength(1);
   });
@@ -157,6 +159,7 @@ describe('workflow shape v2', () => {
           limits: h.config.limits,
           policy,
           callbackTaskQueue: Policies.taskQueue(h.taskQueue, policy),
+          guard: new CallbackGuard(h.config.callbacks),
           newTaskId: () => uniqueId('before-v2'),
         },
       );
