@@ -131,11 +131,12 @@ describe('upgrading the worker from workflow shape v1 to v2', () => {
     expect(retryingCalls[1]!.at).toBeGreaterThan(upgradedAt);
     expect(retryingCalls[1]!.headers['idempotency-key']).toBe(retryingCalls[0]!.headers['idempotency-key']);
 
-    // The sleeping task met the patch live: marker recorded, v2 path (no RUNNING write), and the
-    // regular activity its v1 input asks for.
+    // The sleeping task met the patch live: marker recorded, v2 path (no RUNNING write: its upserts
+    // are the marker's TemporalChangeVersion and the closing status and memo), and the regular
+    // activity its v1 input asks for.
     const sleepingCounts = historyCounts(await historyEvents(h.client, sleeping));
     expect(sleepingCounts.patchMarkers).toEqual([WORKFLOW_PATCHES.shapeV2]);
-    expect(sleepingCounts).toMatchObject({ activityTasks: 1, localActivities: 0, upserts: 2 });
+    expect(sleepingCounts).toMatchObject({ activityTasks: 1, localActivities: 0, upserts: 3 });
     // The retrying task had fired on v1 (RUNNING written, no marker): it replays and ends on the
     // v1 path, which is what keeps its history deterministic.
     const retryingCounts = historyCounts(await historyEvents(h.client, retrying));
