@@ -10,14 +10,11 @@ import { fileURLToPath } from 'node:url';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createActivities } from '../../src/activities/callback.js';
-import { buildTaskSpec } from '../../src/api/task-input.js';
-import { taskStartOptions } from '../../src/api/task-service.js';
 import { Policies } from '../../src/policies.js';
-import { CallbackGuard } from '../../src/security/callback-guard.js';
-import { TASK_WORKFLOW_TYPE, WORKFLOW_PATCHES } from '../../src/shared/constants.js';
-import { DEFAULT_OWNER } from '../../src/shared/owner.js';
+import { WORKFLOW_PATCHES } from '../../src/shared/constants.js';
 import { bundleTaskWorkflows, callbackDepsFromConfig, runWorkers } from '../../src/worker/workers.js';
 import { Harness } from '../helpers/harness.js';
+import { startAsV1 } from '../helpers/shape-v1.js';
 import { historyCounts, historyEvents } from '../helpers/history.js';
 import { uniqueId, waitForStatus, waitUntilRetrying } from '../helpers/tasks.js';
 
@@ -73,31 +70,6 @@ async function startV1Workers(taskType: string): Promise<{ stop: () => Promise<v
   };
 }
 
-/** A task started exactly as the API did before v2: on the shared queue, no `localCallback`. */
-async function startAsV1(
-  taskType: string,
-  taskId: string,
-  fields: { delaySeconds: number; maxRetries?: number },
-) {
-  const policy = h.policies.forType(taskType)!;
-  const { spec, fingerprint } = buildTaskSpec(
-    { taskType, taskId, payload: { taskId }, callbackUrl: h.receiver.url, ...fields },
-    {
-      owner: DEFAULT_OWNER,
-      now: Date.now(),
-      limits: h.config.limits,
-      policy,
-      callbackTaskQueue: Policies.taskQueue(h.taskQueue, policy),
-      guard: new CallbackGuard(h.config.callbacks),
-      newTaskId: () => taskId,
-    },
-  );
-  await h.client.workflow.start(
-    TASK_WORKFLOW_TYPE,
-    taskStartOptions(spec, fingerprint, h.taskQueue, 'REJECT_DUPLICATE'),
-  );
-}
-
 describe('upgrading the worker from workflow shape v1 to v2', () => {
   it('completes a task that slept and one that was retrying through the upgrade, on the new code', async () => {
     const taskType = h.taskType('upgrade');
@@ -108,8 +80,8 @@ describe('upgrading the worker from workflow shape v1 to v2', () => {
       { status: 503, headers: { 'retry-after': String(RETRY_AFTER_S) } },
       { status: 200 },
     ]);
-    await startAsV1(taskType, sleeping, { delaySeconds: SLEEP_S });
-    await startAsV1(taskType, retrying, { delaySeconds: 0, maxRetries: 3 });
+    await startAsV1(h, taskType, sleeping, { delaySeconds: SLEEP_S });
+    await startAsV1(h, taskType, retrying, { delaySeconds: 0, maxRetries: 3 });
     await waitUntilRetrying(h, retrying);
     expect((await h.get(sleeping)).body.status).toBe('SCHEDULED');
 

@@ -7,13 +7,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { taskStartOptions } from '../../src/api/task-service.js';
-import { buildTaskSpec } from '../../src/api/task-input.js';
-import { Policies } from '../../src/policies.js';
-import { CallbackGuard } from '../../src/security/callback-guard.js';
-import { TASK_WORKFLOW_TYPE } from '../../src/shared/constants.js';
-import { DEFAULT_OWNER } from '../../src/shared/owner.js';
 import { Harness } from '../helpers/harness.js';
+import { startAsV1 } from '../helpers/shape-v1.js';
 import { EventType, historyCounts, historyEvents } from '../helpers/history.js';
 import { listTasks, uniqueId, waitForStatus, waitUntilRetrying } from '../helpers/tasks.js';
 import { waitFor } from '../helpers/wait.js';
@@ -148,27 +143,8 @@ describe('workflow shape v2', () => {
 
   it('still runs, lists and cancels tasks started on the shared queue before v2', async () => {
     const taskType = h.taskType('before-v2');
-    const policy = h.policies.forType(taskType)!;
-    const startV1 = async (delaySeconds: number) => {
-      // Exactly what the API started before v2: the shared queue, no `localCallback` in the input.
-      const { spec, fingerprint } = buildTaskSpec(
-        { taskType, payload: {}, delaySeconds, callbackUrl: h.receiver.url },
-        {
-          owner: DEFAULT_OWNER,
-          now: Date.now(),
-          limits: h.config.limits,
-          policy,
-          callbackTaskQueue: Policies.taskQueue(h.taskQueue, policy),
-          guard: new CallbackGuard(h.config.callbacks),
-          newTaskId: () => uniqueId('before-v2'),
-        },
-      );
-      await h.client.workflow.start(
-        TASK_WORKFLOW_TYPE,
-        taskStartOptions(spec, fingerprint, h.taskQueue, 'REJECT_DUPLICATE'),
-      );
-      return spec.taskId;
-    };
+    // Exactly what the API started before v2: the shared queue, no `localCallback` in the input.
+    const startV1 = (delaySeconds: number) => startAsV1(h, taskType, uniqueId('before-v2'), { delaySeconds });
     const [due, sleeping] = [await startV1(0), await startV1(3600)];
     const fresh = uniqueId('after-v2');
     await create(fresh, { taskType, delaySeconds: 3600 });
