@@ -562,7 +562,15 @@ export class TaskService {
       taskId,
     );
     const events = history?.events ?? [];
-    if (events.at(-1)?.eventType !== EventType.EVENT_TYPE_WORKFLOW_TASK_STARTED) return undefined;
+    const inFlight = events.at(-1);
+    // An attempt only runs in a workflow task that started at or after the due time: a slow workflow
+    // task that started before it (a loaded worker) is still going to sleep, not calling back.
+    if (
+      inFlight?.eventType !== EventType.EVENT_TYPE_WORKFLOW_TASK_STARTED ||
+      eventTimeMs(inFlight) < due.getTime()
+    ) {
+      return undefined;
+    }
     const spec = await decodeFromPayloadsAtIndex<TaskSpec>(
       this.client.options.loadedDataConverter,
       0,
