@@ -172,6 +172,20 @@ function table(rows: readonly SystemRow[]): string[] {
   if (has((r) => r.cpuMsPerTask)) columns.push(['CPU ms/task', (r) => roles(r.cpuMsPerTask)]);
   if (has((r) => r.dbOpsPerTask)) columns.push(['DB ops/task', (r) => fmt(r.dbOpsPerTask)]);
   if (has((r) => r.dbBusy)) columns.push(['DB busy', (r) => fmt(r.dbBusy)]);
+  if (has((r) => r.enginePerTask))
+    columns.push([
+      'engine/task: history · visibility · matching · WFT · frontend',
+      (r) =>
+        r.enginePerTask
+          ? [
+              r.enginePerTask.historyWrites,
+              r.enginePerTask.visibilityWrites,
+              r.enginePerTask.matchingDispatches,
+              r.enginePerTask.workflowTasks,
+              r.enginePerTask.frontendCalls,
+            ].join(' · ')
+          : 'n/a',
+    ]);
   const extras = [...new Set(rows.flatMap((r) => Object.keys(r.extra ?? {})))];
   for (const key of extras)
     columns.push([key, (r) => fmt(r.extra && key in r.extra ? r.extra[key] : undefined)]);

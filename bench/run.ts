@@ -4,8 +4,9 @@
  * everything and writes bench/results/<name>.md and .json.
  *
  * Flags (repeatable ones may be given several times):
- *   --quick                   smaller counts and shorter windows (under 2 minutes)
- *   --scenario <name>         only these scenarios: failing, steady, herd, create, pending
+ *   --quick                   smaller counts and shorter windows (under 2 minutes); without --scenario,
+ *                             every scenario but create-batch
+ *   --scenario <name>         only these scenarios: failing, steady, herd, create, create-batch, pending
  *   --system <name>           only these systems: ours-api, ours-direct, bullmq, settimeout
  *   --server <kind>           Temporal server of ours-api and ours-direct: `sqlite` (default), the CLI's
  *                             dev server on a SQLite file (one connection); `postgres`, Temporal Server
@@ -47,10 +48,12 @@ import { PLANS } from './plan.js';
 import { Receiver } from './receiver-client.js';
 import { renderMarkdown, summarize, targets, type RunReport } from './report.js';
 import { create } from './scenarios/create.js';
+import { createBatch } from './scenarios/create-batch.js';
 import { failing } from './scenarios/failing.js';
 import { herd } from './scenarios/herd.js';
 import { pending } from './scenarios/pending.js';
 import {
+  QUICK_SCENARIO_NAMES,
   SCENARIO_NAMES,
   type Scenario,
   type ScenarioName,
@@ -62,7 +65,14 @@ import { SYSTEM_NAMES, type SystemEnv, type SystemName } from './systems/system.
 import { DEV_SERVER_SQLITE_PRAGMAS } from '../src/temporal/dev-server.js';
 import { mintPayloadKey } from '../src/security/payload-codec.js';
 
-const SCENARIOS: Record<ScenarioName, Scenario> = { failing, steady, herd, create, pending };
+const SCENARIOS: Record<ScenarioName, Scenario> = {
+  failing,
+  steady,
+  herd,
+  create,
+  'create-batch': createBatch,
+  pending,
+};
 const root = resolve(import.meta.dirname, '..');
 
 const { values: flags } = parseArgs({
@@ -113,7 +123,10 @@ const log = (message: string) => console.log(`[bench ${new Date().toISOString().
 async function main(): Promise<void> {
   const started = Date.now();
   const plan = PLANS[flags.quick ? 'quick' : 'full'];
-  const scenarioNames = pick(flags.scenario, SCENARIO_NAMES, 'scenario');
+  const defaultScenarios = flags.quick ? QUICK_SCENARIO_NAMES : SCENARIO_NAMES;
+  const scenarioNames = flags.scenario
+    ? pick(flags.scenario, SCENARIO_NAMES, 'scenario')
+    : [...defaultScenarios];
   const systemNames = pick<SystemName>(flags.system, SYSTEM_NAMES, 'system');
   const server = pick<ServerKind>([flags.server], SERVER_KINDS, 'server')[0]!;
   if (server !== 'sqlite' && flags['sqlite-pragma']) throw new Error('--sqlite-pragma needs --server sqlite');
@@ -209,7 +222,7 @@ async function main(): Promise<void> {
     errors,
   };
   const defaultOut =
-    scenarioNames.length === SCENARIO_NAMES.length
+    scenarioNames.length === defaultScenarios.length
       ? flags.quick
         ? 'quick'
         : 'latest'

@@ -33,6 +33,11 @@ export interface Config {
       | undefined;
     /** Deadline of one API call to Temporal; past it the API answers 503. @defaultValue 5000 */
     rpcTimeoutMs: number;
+    /**
+     * Start each task's workflow with a start delay up to its due time, so that it runs no workflow
+     * task until then (README, "Start delay"). @defaultValue false
+     */
+    startDelay: boolean;
   };
   api: {
     /** @defaultValue `127.0.0.1` */
@@ -164,6 +169,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
             }
           : undefined,
       rpcTimeoutMs: read.int('TEMPORAL_RPC_TIMEOUT_MS', 5000, 100, 120_000),
+      startDelay: read.bool('TASK_START_DELAY', false),
     },
     api: {
       host: read.string('HOST', '127.0.0.1', /^\S+$/, 'a host name or address'),

@@ -35,6 +35,25 @@ export interface PersistenceTotals {
   requests: number;
   seconds: number;
   byOperation: Record<string, { requests: number; seconds: number }>;
+  /** The engine's work in the `default` namespace, counted by the server itself. */
+  engine: EngineCounts;
+}
+
+/**
+ * What the engine does for tasks, from the server's own metrics (namespace `default`; visibility
+ * writes carry no namespace label, and the server's own few system workflows count there too).
+ */
+export interface EngineCounts {
+  /** Mutable-state transactions of the history service, each appending its events: CreateWorkflowExecution, UpdateWorkflowExecution, ConflictResolveWorkflowExecution. */
+  historyWrites: number;
+  /** Visibility rows written: RecordWorkflowExecutionStarted, UpsertWorkflowExecution, RecordWorkflowExecutionClosed. */
+  visibilityWrites: number;
+  /** Tasks the history service hands to matching for a worker: AddWorkflowTask + AddActivityTask. */
+  matchingDispatches: number;
+  /** Workflow tasks a worker completed (or failed): RespondWorkflowTaskCompleted/Failed at the history service. */
+  workflowTasks: number;
+  /** Calls into the frontend other than long polls: starts, signals, queries, task completions, ... */
+  frontendCalls: number;
 }
 
 /** Path of the `temporal` CLI, from the project's script (builds it once when missing). */
@@ -45,25 +64,72 @@ export function temporalCli(root: string): string {
   }).trim();
 }
 
+export const ENGINE_COUNTS: readonly (keyof EngineCounts)[] = [
+  'historyWrites',
+  'visibilityWrites',
+  'matchingDispatches',
+  'workflowTasks',
+  'frontendCalls',
+];
+
+const HISTORY_WRITES = [
+  'CreateWorkflowExecution',
+  'UpdateWorkflowExecution',
+  'ConflictResolveWorkflowExecution',
+];
+const VISIBILITY_WRITES = [
+  'RecordWorkflowExecutionStarted',
+  'UpsertWorkflowExecution',
+  'RecordWorkflowExecutionClosed',
+];
+
 /**
  * Persistence calls of a server so far, from its Prometheus endpoint: count and summed latency (s), over
- * every operation. Seconds of persistence per second of wall time show how busy the store is; with the
- * dev server's single SQLite connection, above 1 means calls queue for it.
+ * every operation, and the engine counts above. Seconds of persistence per second of wall time show how
+ * busy the store is; with the dev server's single SQLite connection, above 1 means calls queue for it.
  */
 export async function readPersistence(metricsUrl: string): Promise<PersistenceTotals> {
   const text = await (await fetch(metricsUrl, { signal: AbortSignal.timeout(5000) })).text();
-  const totals: PersistenceTotals = { requests: 0, seconds: 0, byOperation: {} };
-  for (const [, name, labels, value] of text.matchAll(
-    /^persistence_(requests|latency_sum)\{([^}]*)\} (\S+)$/gm,
-  )) {
-    const operation = /operation="([^"]+)"/.exec(labels!)?.[1] ?? '?';
-    const entry = (totals.byOperation[operation] ??= { requests: 0, seconds: 0 });
-    if (name === 'requests') {
-      totals.requests += Number(value);
-      entry.requests += Number(value);
-    } else {
-      totals.seconds += Number(value);
-      entry.seconds += Number(value);
+  const totals: PersistenceTotals = {
+    requests: 0,
+    seconds: 0,
+    byOperation: {},
+    engine: {
+      historyWrites: 0,
+      visibilityWrites: 0,
+      matchingDispatches: 0,
+      workflowTasks: 0,
+      frontendCalls: 0,
+    },
+  };
+  const label = (labels: string, name: string) => new RegExp(`${name}="([^"]*)"`).exec(labels)?.[1];
+  for (const [, metric, labels, raw] of text.matchAll(/^(\w+)\{([^}]*)\} (\S+)$/gm)) {
+    const value = Number(raw);
+    const operation = label(labels!, 'operation') ?? '?';
+    const namespace = label(labels!, 'namespace');
+    const service = label(labels!, 'service_name');
+    if (metric === 'persistence_requests' || metric === 'persistence_latency_sum') {
+      const entry = (totals.byOperation[operation] ??= { requests: 0, seconds: 0 });
+      if (metric === 'persistence_requests') {
+        totals.requests += value;
+        entry.requests += value;
+        if (namespace === 'default' && HISTORY_WRITES.includes(operation))
+          totals.engine.historyWrites += value;
+      } else {
+        totals.seconds += value;
+        entry.seconds += value;
+      }
+    } else if (metric === 'visibility_persistence_requests' && VISIBILITY_WRITES.includes(operation)) {
+      totals.engine.visibilityWrites += value;
+    } else if (metric === 'service_requests' && namespace === 'default') {
+      if (service === 'matching' && (operation === 'AddWorkflowTask' || operation === 'AddActivityTask'))
+        totals.engine.matchingDispatches += value;
+      else if (
+        service === 'history' &&
+        (operation === 'RespondWorkflowTaskCompleted' || operation === 'RespondWorkflowTaskFailed')
+      )
+        totals.engine.workflowTasks += value;
+      else if (service === 'frontend' && !operation.startsWith('Poll')) totals.engine.frontendCalls += value;
     }
   }
   return totals;

@@ -1,15 +1,19 @@
 /** What scenarios share: their context, their result rows, and measuring one system's phase. */
 import { CpuMeter } from '../infra/cpu.js';
 import { MemorySampler } from '../infra/memory.js';
-import type { PersistenceTotals } from '../infra/temporal-server.js';
+import { ENGINE_COUNTS, type EngineCounts, type PersistenceTotals } from '../infra/temporal-server.js';
 import type { Plan } from '../plan.js';
 import type { Receiver } from '../receiver-client.js';
 import type { Summary } from '../stats.js';
 import type { SystemPool } from '../system-pool.js';
 import type { SystemName } from '../systems/system.js';
 
-export const SCENARIO_NAMES = ['failing', 'steady', 'herd', 'create', 'pending'] as const;
+export const SCENARIO_NAMES = ['failing', 'steady', 'herd', 'create', 'create-batch', 'pending'] as const;
 export type ScenarioName = (typeof SCENARIO_NAMES)[number];
+/** What `--quick` runs without `--scenario`: create-batch is left out to keep it under 2 minutes. */
+export const QUICK_SCENARIO_NAMES: readonly ScenarioName[] = SCENARIO_NAMES.filter(
+  (name) => name !== 'create-batch',
+);
 
 export interface ScenarioContext {
   plan: Plan;
@@ -38,6 +42,8 @@ export interface SystemRow {
   cpuMsPerTask?: Record<string, number>;
   /** Temporal persistence calls per task. */
   dbOpsPerTask?: number;
+  /** The engine's work per task, from the Temporal server's own metrics (EngineCounts). */
+  enginePerTask?: EngineCounts;
   /**
    * Seconds spent in Temporal persistence calls per second of the phase. The dev server has one SQLite
    * connection: above 1, calls queue for it, and the database is the wall.
@@ -66,7 +72,7 @@ export interface Scenario {
 export interface PhaseCost {
   peakRssMiB: Record<string, number>;
   cpuS: Record<string, number>;
-  persistence: { requests: number; seconds: number } | undefined;
+  persistence: { requests: number; seconds: number; engine: EngineCounts } | undefined;
   seconds: number;
 }
 
@@ -101,14 +107,17 @@ export async function measured<T>(
 
 function diff(before: PersistenceTotals | undefined, after: PersistenceTotals | undefined) {
   if (!before || !after) return undefined;
-  return { requests: after.requests - before.requests, seconds: after.seconds - before.seconds };
+  const engine = Object.fromEntries(
+    ENGINE_COUNTS.map((key) => [key, after.engine[key] - before.engine[key]]),
+  ) as unknown as EngineCounts;
+  return { requests: after.requests - before.requests, seconds: after.seconds - before.seconds, engine };
 }
 
 /** CPU ms per task by role, and persistence calls per task, from a phase's cost. */
 export function perTask(
   cost: PhaseCost,
   tasks: number,
-): Pick<SystemRow, 'cpuMsPerTask' | 'dbOpsPerTask' | 'dbBusy'> {
+): Pick<SystemRow, 'cpuMsPerTask' | 'dbOpsPerTask' | 'dbBusy' | 'enginePerTask'> {
   if (tasks === 0) return {};
   const cpuMsPerTask = Object.fromEntries(
     Object.entries(cost.cpuS).map(([role, s]) => [role, round((s * 1000) / tasks)]),
@@ -118,8 +127,15 @@ export function perTask(
     cpuMsPerTask,
     dbOpsPerTask: round(cost.persistence.requests / tasks),
     dbBusy: round(cost.persistence.seconds / cost.seconds, 2),
+    enginePerTask: Object.fromEntries(
+      ENGINE_COUNTS.map((key) => [key, round(cost.persistence!.engine[key] / tasks, 2)]),
+    ) as unknown as EngineCounts,
   };
 }
+
+/** How to read the engine column of a Temporal row. */
+export const ENGINE_NOTE =
+  "engine/task (Temporal rows, from the server's own metrics, namespace default, until the system is idle again): history = mutable-state writes (CreateWorkflowExecution, UpdateWorkflowExecution), visibility = visibility rows written (started, upsert, closed), matching = tasks handed to matching (AddWorkflowTask, AddActivityTask), WFT = workflow tasks completed, frontend = frontend calls other than long polls.";
 
 /** Waits until the system is idle (see SystemPool.settle); seconds waited, or null if still busy. */
 export function settle(ctx: ScenarioContext, name: SystemName, maxS: number): Promise<number | null> {

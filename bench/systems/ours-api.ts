@@ -26,23 +26,30 @@ export class OursApi implements System {
   }
 
   async create(task: BenchTask): Promise<void> {
+    const { status, text } = await this.post('/api/v1/tasks', createBody(task));
+    if (status !== 201) throw new Error(`API answered ${status}: ${text.slice(0, 200)}`);
+  }
+
+  /** `POST /api/v1/tasks/batch`: each item's status and error code; throws unless the request is 200. */
+  async createBatch(tasks: readonly BenchTask[]): Promise<{ status: number; code?: string }[]> {
+    const { status, text } = await this.post('/api/v1/tasks/batch', { tasks: tasks.map(createBody) });
+    if (status !== 200) throw new Error(`API answered ${status}: ${text.slice(0, 200)}`);
+    const { results } = JSON.parse(text) as { results: { status: number; error?: { code: string } }[] };
+    return results.map((result) => ({
+      status: result.status,
+      ...(result.error ? { code: result.error.code } : {}),
+    }));
+  }
+
+  private async post(path: string, body: unknown): Promise<{ status: number; text: string }> {
     const pool = this.pools[this.next++ % this.pools.length]!;
     const response = await pool.request({
       method: 'POST',
-      path: '/api/v1/tasks',
+      path,
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({
-        taskId: task.taskId,
-        taskType: task.taskType,
-        payload: task.payload,
-        executeAt: new Date(task.executeAtMs).toISOString(),
-        callbackUrl: task.callbackUrl,
-        maxRetries: task.maxRetries,
-      }),
+      body: JSON.stringify(body),
     });
-    const text = await response.body.text();
-    if (response.statusCode !== 201)
-      throw new Error(`API answered ${response.statusCode}: ${text.slice(0, 200)}`);
+    return { status: response.statusCode, text: await response.body.text() };
   }
 
   processes(): ProcessRef[] {
@@ -60,4 +67,15 @@ export class OursApi implements System {
   async stop(): Promise<void> {
     await Promise.all(this.pools.map((pool) => pool.close()));
   }
+}
+
+function createBody(task: BenchTask): Record<string, unknown> {
+  return {
+    taskId: task.taskId,
+    taskType: task.taskType,
+    payload: task.payload,
+    executeAt: new Date(task.executeAtMs).toISOString(),
+    callbackUrl: task.callbackUrl,
+    maxRetries: task.maxRetries,
+  };
 }

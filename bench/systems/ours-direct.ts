@@ -25,14 +25,18 @@ export class OursDirect implements System {
   readonly storeKind = 'SQLite file';
   private readonly policies = new Policies();
   // The benchmark's receiver is on loopback: allowed here as in the stack's environment (ours-stack.ts).
-  private readonly config = loadConfig({ CALLBACK_ALLOW_CIDRS: '127.0.0.0/8,::1/128' });
-  private readonly guard = new CallbackGuard(this.config.callbacks);
+  private readonly config: ReturnType<typeof loadConfig>;
+  private readonly guard: CallbackGuard;
 
   private constructor(
     private readonly stack: OursStack,
     private readonly connection: Connection,
     private readonly client: Client,
-  ) {}
+  ) {
+    // The API's settings (TASK_START_DELAY among them), so that tasks start as the API starts them.
+    this.config = loadConfig({ ...stack.apiEnv, CALLBACK_ALLOW_CIDRS: '127.0.0.0/8,::1/128' });
+    this.guard = new CallbackGuard(this.config.callbacks);
+  }
 
   static async start(stack: OursStack): Promise<OursDirect> {
     const connection = await Connection.connect({ address: stack.server.address });
@@ -67,7 +71,13 @@ export class OursDirect implements System {
     // Exactly how the API starts a task (src/api/task-service.ts).
     await this.client.workflow.start<typeof delayedTask>(
       TASK_WORKFLOW_TYPE,
-      taskStartOptions(spec, fingerprint, workflowTaskQueue, 'REJECT_DUPLICATE'),
+      taskStartOptions(
+        spec,
+        fingerprint,
+        workflowTaskQueue,
+        'REJECT_DUPLICATE',
+        this.config.temporal.startDelay ? Date.now() : undefined,
+      ),
     );
   }
 

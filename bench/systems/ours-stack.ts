@@ -22,6 +22,8 @@ export class OursStack {
     readonly apiUrls: readonly string[],
     /** `--encryption on`: the payload key, for the direct client. */
     readonly encryptionKey: string | undefined,
+    /** `--api-env`: the direct client starts tasks as the API would with it (TASK_START_DELAY). */
+    readonly apiEnv: Readonly<Record<string, string>>,
   ) {}
 
   static async start(env: SystemEnv, name: string, apiProcesses: number): Promise<OursStack> {
@@ -76,7 +78,7 @@ export class OursStack {
       ready(worker, `http://127.0.0.1:${workerPort}`),
       ...apis.map((api, i) => ready(api, apiUrls[i]!)),
     ]);
-    return new OursStack(server, taskQueue, worker, apis, apiUrls, env.encryptionKey);
+    return new OursStack(server, taskQueue, worker, apis, apiUrls, env.encryptionKey, env.apiEnv);
   }
 
   processes(): ProcessRef[] {

@@ -151,6 +151,12 @@ func NewClient(baseURL string, opts ...ClientOption) (*Client, error) {
 // do sends one logical request, retrying as the policy says, and decodes a 2xx body into out.
 // It returns the final HTTP status.
 func (c *Client) do(ctx context.Context, method, path string, query url.Values, in, out any) (int, error) {
+	status, _, err := c.doWithHeader(ctx, method, path, query, in, out)
+	return status, err
+}
+
+// doWithHeader is do that also returns the final response's headers (nil without a response).
+func (c *Client) doWithHeader(ctx context.Context, method, path string, query url.Values, in, out any) (int, http.Header, error) {
 	target := c.baseURL + path
 	if len(query) > 0 {
 		target += "?" + query.Encode()
@@ -161,7 +167,7 @@ func (c *Client) do(ctx context.Context, method, path string, query url.Values, 
 		enc := json.NewEncoder(&buf)
 		enc.SetEscapeHTML(false)
 		if err := enc.Encode(in); err != nil {
-			return 0, invalidArgument([]ErrorDetail{{Field: "body", Reason: err.Error()}})
+			return 0, nil, invalidArgument([]ErrorDetail{{Field: "body", Reason: err.Error()}})
 		}
 		body = bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
 	}
@@ -171,26 +177,26 @@ func (c *Client) do(ctx context.Context, method, path string, query url.Values, 
 		if err != nil {
 			err = &APIError{Code: CodeUnavailable, Message: "request failed", Err: err}
 			if ctx.Err() != nil {
-				return 0, err
+				return 0, nil, err
 			}
 		} else {
 			if err = checkResponse(resp, respBody); err == nil {
-				return resp.StatusCode, decodeJSON(resp, respBody, out)
+				return resp.StatusCode, resp.Header, decodeJSON(resp, respBody, out)
 			}
 			if resp.StatusCode != http.StatusServiceUnavailable && resp.StatusCode != http.StatusTooManyRequests {
-				return resp.StatusCode, err
+				return resp.StatusCode, resp.Header, err
 			}
 			retryAfter = parseRetryAfter(resp.Header.Get("Retry-After"))
 		}
 		if retry >= c.retry.MaxRetries {
-			return statusOf(err), err
+			return statusOf(err), nil, err
 		}
 		if d := c.retry.wait(retry, retryAfter); d > 0 {
 			t := time.NewTimer(d)
 			select {
 			case <-ctx.Done():
 				t.Stop()
-				return statusOf(err), err
+				return statusOf(err), nil, err
 			case <-t.C:
 			}
 		}

@@ -3,6 +3,7 @@ package delayedtasks_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"time"
@@ -16,24 +17,35 @@ func invoke(ctx context.Context, c *dt.Client, op string, in map[string]any) (an
 	taskID, _ := in["taskId"].(string)
 	switch op {
 	case "create":
-		req := &dt.CreateTaskRequest{
-			TaskType:       str(in["taskType"]),
-			Payload:        payload(in["payload"]),
-			DelaySeconds:   duration(in["delaySeconds"]),
-			ExecuteAt:      instant(in["executeAt"]),
-			CallbackURL:    str(in["callbackUrl"]),
-			TaskID:         taskID,
-			MaxRetries:     intPtr(in["maxRetries"]),
-			TimeoutMs:      integer(in["timeoutMs"]),
-			PayloadVersion: integer(in["payloadVersion"]),
-			TraceID:        str(in["traceId"]),
-			Priority:       integer(in["priority"]),
-		}
-		task, created, err := c.Create(ctx, req)
+		task, created, err := c.Create(ctx, createRequest(in))
 		if err != nil {
 			return nil, err
 		}
 		return createResult{Task: task, Created: created}, nil
+	case "createTasks":
+		items, _ := in["tasks"].([]any)
+		reqs := make([]*dt.CreateTaskRequest, len(items))
+		for i, item := range items {
+			m, _ := item.(map[string]any)
+			reqs[i] = createRequest(m)
+		}
+		results, err := c.CreateTasks(ctx, reqs)
+		if err != nil {
+			return nil, err
+		}
+		out := make([]batchResult, len(results))
+		for i, r := range results {
+			out[i] = batchResult{Index: r.Index, TaskID: r.TaskID}
+			var apiErr *dt.APIError
+			if errors.As(r.Err, &apiErr) {
+				out[i].Error = &apiErrorJSON{apiErr.Code, apiErr.Status, apiErr.Details, apiErr.RequestID}
+			} else if r.Err != nil {
+				return nil, fmt.Errorf("item %d: not an *APIError: %w", i, r.Err)
+			} else {
+				out[i].Task, out[i].Created = r.Task, &r.Created
+			}
+		}
+		return out, nil
 	case "get":
 		return c.Get(ctx, taskID)
 	case "cancel":
@@ -64,6 +76,38 @@ func invoke(ctx context.Context, c *dt.Client, op string, in map[string]any) (an
 		return listAllResult{Tasks: tasks}, nil
 	}
 	return nil, fmt.Errorf("unknown operation %q", op)
+}
+
+func createRequest(in map[string]any) *dt.CreateTaskRequest {
+	return &dt.CreateTaskRequest{
+		TaskType:       str(in["taskType"]),
+		Payload:        payload(in["payload"]),
+		DelaySeconds:   duration(in["delaySeconds"]),
+		ExecuteAt:      instant(in["executeAt"]),
+		CallbackURL:    str(in["callbackUrl"]),
+		TaskID:         str(in["taskId"]),
+		MaxRetries:     intPtr(in["maxRetries"]),
+		TimeoutMs:      integer(in["timeoutMs"]),
+		PayloadVersion: integer(in["payloadVersion"]),
+		TraceID:        str(in["traceId"]),
+		Priority:       integer(in["priority"]),
+	}
+}
+
+// batchResult is one CreateTaskResult as the vectors write it.
+type batchResult struct {
+	Index   int           `json:"index"`
+	TaskID  string        `json:"taskId"`
+	Created *bool         `json:"created,omitempty"`
+	Task    *dt.Task      `json:"task,omitempty"`
+	Error   *apiErrorJSON `json:"error,omitempty"`
+}
+
+type apiErrorJSON struct {
+	Code      string           `json:"code"`
+	Status    int              `json:"status"`
+	Details   []dt.ErrorDetail `json:"details"`
+	RequestID string           `json:"requestId"`
 }
 
 // createResult is Create's two results as one value, as the vectors write it.

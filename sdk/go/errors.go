@@ -80,11 +80,22 @@ func (e *APIError) Unwrap() error { return e.Err }
 
 // errorBody is the service's error envelope.
 type errorBody struct {
-	Error *struct {
-		Code    string        `json:"code"`
-		Message string        `json:"message"`
-		Details []ErrorDetail `json:"details"`
-	} `json:"error"`
+	Error *wireError `json:"error"`
+}
+
+// wireError is the service's {code, message, details}, of a response or of one batch item.
+type wireError struct {
+	Code    string        `json:"code"`
+	Message string        `json:"message"`
+	Details []ErrorDetail `json:"details"`
+}
+
+// apiError is the *APIError of an error the service sent with status; a missing code is UNKNOWN.
+func (w *wireError) apiError(status int, requestID string) *APIError {
+	if w == nil || w.Code == "" {
+		return &APIError{Code: CodeUnknown, Message: http.StatusText(status), Status: status, RequestID: requestID}
+	}
+	return &APIError{Code: w.Code, Message: w.Message, Details: w.Details, Status: status, RequestID: requestID}
 }
 
 // checkResponse returns nil for a 2xx response and an *APIError for any other.
@@ -92,19 +103,11 @@ func checkResponse(resp *http.Response, body []byte) error {
 	if resp.StatusCode >= 200 && resp.StatusCode < 300 {
 		return nil
 	}
-	apiErr := &APIError{
-		Code:      CodeUnknown,
-		Message:   http.StatusText(resp.StatusCode),
-		Status:    resp.StatusCode,
-		RequestID: resp.Header.Get(requestIDHeader),
-	}
 	var envelope errorBody
-	if json.Unmarshal(body, &envelope) == nil && envelope.Error != nil && envelope.Error.Code != "" {
-		apiErr.Code = envelope.Error.Code
-		apiErr.Message = envelope.Error.Message
-		apiErr.Details = envelope.Error.Details
+	if json.Unmarshal(body, &envelope) != nil {
+		envelope.Error = nil
 	}
-	return apiErr
+	return envelope.Error.apiError(resp.StatusCode, resp.Header.Get(requestIDHeader))
 }
 
 // invalidArgument is the error of a request refused before sending.

@@ -254,3 +254,55 @@ func TestLivePermanentFailureThenReplayWithEditedPayload(t *testing.T) {
 		t.Errorf("deliveries %+v, want the failed one then the edited payload", calls)
 	}
 }
+
+func TestLiveCreateTasks(t *testing.T) {
+	c := liveClient(t)
+	ctx := context.Background()
+	item := func(id string, payload map[string]any) *dt.CreateTaskRequest {
+		return &dt.CreateTaskRequest{TaskID: id, TaskType: "go.live", Payload: payload,
+			DelaySeconds: dt.Ptr(time.Hour), CallbackURL: "http://127.0.0.1:9/never"}
+	}
+	invalid := item(liveID("batch-c"), map[string]any{})
+	invalid.TaskType = "Not A Type!"
+	results, err := c.CreateTasks(ctx, []*dt.CreateTaskRequest{
+		item(liveID("batch-a"), map[string]any{"n": 1}),
+		item("", map[string]any{"n": 1}),
+		invalid,
+		item(liveID("batch-a"), map[string]any{"n": 2}),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	codes := make([]string, len(results))
+	for i, r := range results {
+		var apiErr *dt.APIError
+		switch {
+		case r.Index != i:
+			t.Errorf("result %d has index %d", i, r.Index)
+		case errors.As(r.Err, &apiErr):
+			codes[i] = fmt.Sprintf("%s %d", apiErr.Code, apiErr.Status)
+		case r.Created && r.Task != nil && r.Task.TaskID == r.TaskID:
+			codes[i] = "created"
+		}
+	}
+	if want := []string{"created", "created", "INVALID_ARGUMENT 400", "TASK_CONFLICT 409"}; fmt.Sprint(codes) != fmt.Sprint(want) {
+		t.Fatalf("results %v, want %v", codes, want)
+	}
+	generated := results[1].TaskID
+	if task, err := c.Get(ctx, generated); err != nil || !uuidV4.MatchString(generated) || task.Status != dt.StatusScheduled {
+		t.Fatalf("generated %q: %+v %v", generated, task, err)
+	}
+	var apiErr *dt.APIError
+	if _, err := c.Get(ctx, invalid.TaskID); !errors.As(err, &apiErr) || apiErr.Code != dt.CodeTaskNotFound {
+		t.Errorf("the refused item created something: %v", err)
+	}
+	again, err := c.CreateTasks(ctx, []*dt.CreateTaskRequest{item(liveID("batch-a"), map[string]any{"n": 1})})
+	if err != nil || again[0].Err != nil || again[0].Created {
+		t.Fatalf("repeat: %+v %v", again, err)
+	}
+	for _, id := range []string{liveID("batch-a"), generated} {
+		if _, err := c.Cancel(ctx, id); err != nil {
+			t.Fatal(err)
+		}
+	}
+}

@@ -117,8 +117,23 @@ type createBody struct {
 // with the same TaskID and the same spec already existed (200); another spec with the same
 // TaskID fails with TASK_CONFLICT.
 func (c *Client) Create(ctx context.Context, req *CreateTaskRequest) (task *Task, created bool, err error) {
+	body, err := newCreateBody(req)
+	if err != nil {
+		return nil, false, err
+	}
+	task = new(Task)
+	status, err := c.do(ctx, http.MethodPost, "/api/v1/tasks", nil, body, task)
+	if err != nil {
+		return nil, false, err
+	}
+	return task, status == http.StatusCreated, nil
+}
+
+// newCreateBody checks req as every SDK does before sending and returns its wire body, with a
+// generated TaskID when req has none.
+func newCreateBody(req *CreateTaskRequest) (createBody, error) {
 	if req == nil {
-		return nil, false, invalidArgument([]ErrorDetail{{Field: "body", Reason: "is required"}})
+		return createBody{}, invalidArgument([]ErrorDetail{{Field: "body", Reason: "is required"}})
 	}
 	var details []ErrorDetail
 	if req.Payload == nil {
@@ -128,7 +143,7 @@ func (c *Client) Create(ctx context.Context, req *CreateTaskRequest) (task *Task
 	}
 	delay, executeAt, details := checkWhen(req.DelaySeconds, req.ExecuteAt, true, details)
 	if len(details) > 0 {
-		return nil, false, invalidArgument(details)
+		return createBody{}, invalidArgument(details)
 	}
 	body := createBody{
 		TaskType:       req.TaskType,
@@ -146,12 +161,7 @@ func (c *Client) Create(ctx context.Context, req *CreateTaskRequest) (task *Task
 	if body.TaskID == "" {
 		body.TaskID = newUUID()
 	}
-	task = new(Task)
-	status, err := c.do(ctx, http.MethodPost, "/api/v1/tasks", nil, body, task)
-	if err != nil {
-		return nil, false, err
-	}
-	return task, status == http.StatusCreated, nil
+	return body, nil
 }
 
 // Get returns the task, closed tasks included.

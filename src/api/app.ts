@@ -9,9 +9,10 @@ import Fastify, { type FastifyError, type FastifyInstance, type FastifyServerOpt
 import type { KeyStore } from '../auth/key-store.js';
 import type { Config } from '../config.js';
 import { consoleRoutes } from '../console/plugin.js';
+import { BATCH_TASKS } from '../shared/limits.js';
 import { createAjv, toFieldProblems } from '../validation.js';
 import { registerAuth, SECURITY_SCHEME } from './auth.js';
-import { ApiError, ERROR_DESCRIPTIONS, ErrorCode, PayloadSchemaError } from './errors.js';
+import { ApiError, ERROR_DESCRIPTIONS, ErrorCode, PayloadSchemaError, schemaViolation } from './errors.js';
 import { checkNumbers, malformedJson } from './json-body.js';
 import type { ApiMetrics } from './metrics.js';
 import { codecRoutes } from './routes/codec.js';
@@ -34,8 +35,17 @@ export interface AppOptions {
   logger?: FastifyServerOptions['loggerInstance'] | false;
 }
 
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** The body is a list of items each checked on its own (a batch): the parser leaves numbers to them. */
+    numbersCheckedPerItem?: boolean;
+  }
+}
+
 /** Room for the envelope around a payload of the largest allowed size. */
 const ENVELOPE_BYTES = 64 * 1024;
+/** Room for the fields around each payload of a batch (taskId, callbackUrl up to 2 KB, traceId...). */
+const BATCH_ITEM_ENVELOPE_BYTES = 4 * 1024;
 
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const { config, tasks, metrics } = options;
@@ -62,7 +72,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
         return done(code === 'FST_ERR_CTP_INVALID_JSON_BODY' ? malformedJson() : err, undefined);
       }
       try {
-        checkNumbers(parsed);
+        if (!request.routeOptions.config.numbersCheckedPerItem) checkNumbers(parsed);
         done(null, parsed);
       } catch (error) {
         done(error as Error, undefined);
@@ -70,11 +80,14 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     });
   });
 
-  app.setErrorHandler((error: FastifyError, request, reply) => {
-    const apiError = toApiError(error);
+  const countRejection = (apiError: ApiError) => {
     if (apiError instanceof PayloadSchemaError) {
       metrics.payloadSchemaRejected(apiError.taskType, apiError.payloadVersion, apiError.versionDeclared);
     }
+  };
+  app.setErrorHandler((error: FastifyError, request, reply) => {
+    const apiError = toApiError(error);
+    countRejection(apiError);
     if (request.audit) request.audit.outcome = apiError.code;
     if (apiError.code === ErrorCode.Unauthenticated) {
       reply.header('www-authenticate', 'Bearer realm="delayed-task-service"');
@@ -164,7 +177,14 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     metricsToken: config.metrics.token,
     serveMetrics: options.serveMetrics ?? config.metrics.port === undefined,
   });
-  await app.register(taskRoutes, { tasks, onCreated: (taskType) => metrics.taskCreated(taskType) });
+  await app.register(taskRoutes, {
+    tasks,
+    onCreated: (taskType) => metrics.taskCreated(taskType),
+    onRejected: countRejection,
+    // Room for every item at the payload limit: whatever 100 single creates may carry, one batch may.
+    batchBodyLimit:
+      BATCH_TASKS.max * (config.limits.maxPayloadBytes + BATCH_ITEM_ENVELOPE_BYTES) + ENVELOPE_BYTES,
+  });
   await app.register(taskTypeRoutes, { policies: tasks.policies });
   if (options.codec) {
     await app.register(codecRoutes, {
@@ -182,12 +202,7 @@ function toApiError(error: FastifyError | ApiError): ApiError {
   if (error.validation) {
     const root = error.validationContext === 'body' ? '' : (error.validationContext ?? '');
     const details = toFieldProblems(error.validation as never, root === 'querystring' ? '' : root);
-    const first = details[0];
-    return new ApiError(
-      ErrorCode.InvalidArgument,
-      first ? `${first.field} ${first.reason}` : 'invalid request',
-      details,
-    );
+    return schemaViolation(details);
   }
   switch (error.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':

@@ -24,6 +24,11 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** Scope the route requires (`admin` holds every scope); routes without one are open. */
     scope?: Scope;
+    /**
+     * How many requests a call counts as against its key's rate limit, read after validation (a
+     * batch create: its items). 1 when absent.
+     */
+    rateLimitCost?: (request: FastifyRequest) => number;
   }
   interface FastifyRequest {
     /** Who is calling; set before validation on every route that declares a scope. */
@@ -152,6 +157,26 @@ export async function registerAuth(app: FastifyInstance, options: AuthOptions): 
     if (!hasScope(principal, scope)) throw permissionDenied('authorization', `lacks scope ${scope}`);
   });
 
+  // A call that does the work of several (a batch) counts as that many once its body is known. The
+  // rest is counted only when all of it fits: a refused batch uses up one request, as any request.
+  app.addHook('preHandler', async (request, reply) => {
+    const cost = request.routeOptions.config.rateLimitCost?.(request) ?? 1;
+    if (cost <= 1 || !keys || !request.principal?.keyId) return;
+    const seen = await perKey(request, { increment: false });
+    if (seen.isAllowed) return;
+    if (seen.remaining < cost - 1) {
+      reply.header('x-ratelimit-limit', String(seen.max));
+      reply.header('x-ratelimit-remaining', String(seen.remaining));
+      reply.header('x-ratelimit-reset', String(seen.ttlInSeconds));
+      throw tooMany(
+        reply,
+        seen.ttlInSeconds,
+        `this call counts as ${cost} requests and ${seen.remaining + 1} remain of this API key's limit of ${seen.max} per minute`,
+      );
+    }
+    for (let counted = 1; counted < cost; counted++) await perKey(request);
+  });
+
   app.addHook('onResponse', async (request, reply) => {
     const scope = request.routeOptions.config.scope;
     if (!scope || !request.audit) return;
@@ -162,10 +187,14 @@ export async function registerAuth(app: FastifyInstance, options: AuthOptions): 
 }
 
 /** The audit line of a request: who did what to which task, and how it ended. Never a secret. */
-function auditLine(request: FastifyRequest, status: number): Record<string, unknown> {
-  const audit = request.audit;
+function auditLine(
+  request: FastifyRequest,
+  status: number,
+  audit: AuditRecord = request.audit,
+  requestBody: unknown = request.body,
+): Record<string, unknown> {
   const params = (request.params ?? {}) as { taskId?: unknown; jobId?: unknown };
-  const body = (request.body ?? {}) as { taskId?: unknown; taskType?: unknown; callbackUrl?: unknown };
+  const body = (requestBody ?? {}) as { taskId?: unknown; taskType?: unknown; callbackUrl?: unknown };
   const text = (value: unknown) => (typeof value === 'string' ? value : undefined);
   const callbackUrl = audit.callbackUrl ?? text(body.callbackUrl);
   return {
@@ -182,6 +211,20 @@ function auditLine(request: FastifyRequest, status: number): Record<string, unkn
     requestId: request.id,
     ip: request.ip,
   };
+}
+
+/**
+ * The audit line of one item of a batch: what a single create of `item` would log, with its index
+ * (the batch request has its own line besides).
+ */
+export function auditItem(
+  request: FastifyRequest,
+  index: number,
+  status: number,
+  item: unknown,
+  audit: AuditRecord,
+): void {
+  request.log.info({ audit: { ...auditLine(request, status, audit, item), index } }, 'audit');
 }
 
 /**
@@ -203,12 +246,18 @@ export function listOwner(principal: Principal, owner: string | undefined): stri
 }
 
 /** Records the task a call acted on for its audit line. */
-export function auditTask(
-  request: FastifyRequest,
-  task: { taskId: string; owner: string; taskType: string; callbackUrl?: string | null },
-): void {
-  request.audit.taskId = task.taskId;
-  request.audit.owner = task.owner;
-  request.audit.taskType = task.taskType;
-  if (task.callbackUrl) request.audit.callbackUrl = task.callbackUrl;
+export function auditTask(request: FastifyRequest, task: AuditedTask): void {
+  Object.assign(request.audit, auditRecordOf(task));
+}
+
+type AuditedTask = { taskId: string; owner: string; taskType: string; callbackUrl?: string | null };
+
+/** What an audit line says about a task a call acted on. */
+export function auditRecordOf(task: AuditedTask): AuditRecord {
+  return {
+    taskId: task.taskId,
+    owner: task.owner,
+    taskType: task.taskType,
+    ...(task.callbackUrl ? { callbackUrl: task.callbackUrl } : {}),
+  };
 }

@@ -108,6 +108,16 @@ export function invalidArgument(field: string, reason: string): ApiError {
   return new ApiError(ErrorCode.InvalidArgument, `${field} ${reason}`, [{ field, reason }]);
 }
 
+/** A body that breaks its JSON Schema: the first problem as the message, every one as a detail. */
+export function schemaViolation(details: FieldProblem[]): ApiError {
+  const first = details[0];
+  return new ApiError(
+    ErrorCode.InvalidArgument,
+    first ? `${first.field} ${first.reason}` : 'invalid request',
+    details,
+  );
+}
+
 export function taskNotFound(taskId: string): ApiError {
   return new ApiError(ErrorCode.TaskNotFound, `no task with id ${taskId}`);
 }

@@ -53,11 +53,19 @@ import {
   digest,
   resolveWhen,
 } from './task-input.js';
-import { isNotRunning, toApiError } from './temporal-errors.js';
+import { isNotRunning, isNotStartedYet, toApiError } from './temporal-errors.js';
 
 type Payload = temporal.api.common.v1.IPayload;
 const { WorkflowExecutionStatus, BatchOperationState, ResetReapplyExcludeType, EventType } =
   proto.temporal.api.enums.v1;
+
+/** A task as the API finds it; `waiting`: its workflow has not run yet (start delay), with its input;
+ * `busy`: read from the server's record while a callback attempt holds its workflow task. */
+interface Lookup {
+  state: TaskState;
+  waiting?: TaskSpec;
+  busy?: boolean;
+}
 
 export interface TaskServiceOptions {
   connection: Connection;
@@ -70,6 +78,18 @@ export interface TaskServiceOptions {
   dataConverter?: DataConverter;
 }
 
+/** A create that passed every check and has not touched Temporal yet. */
+export interface PreparedCreate {
+  readonly spec: TaskSpec;
+  readonly fingerprint: string;
+}
+
+export interface CreateResult {
+  task: Task;
+  /** False: an identical task of this id existed (an idempotent repeat). */
+  created: boolean;
+}
+
 /** How long a create waits for DNS before leaving the address check to send time. */
 const CREATE_RESOLVE_TIMEOUT_MS = 2_000;
 
@@ -80,12 +100,6 @@ const CREATE_RESOLVE_TIMEOUT_MS = 2_000;
  * attempt's end, or the SDK's heartbeat of the task at 80% of its 10 s timeout).
  */
 const BUSY_PATIENCE_MS = 250;
-
-/** A task as read: from its workflow's query, or (`busy`) from the server's record during an attempt. */
-interface TaskRead {
-  state: TaskState;
-  busy: boolean;
-}
 
 export class TaskService {
   private readonly client: Client;
@@ -117,30 +131,43 @@ export class TaskService {
    * Creates a task for `access.owner`; the same id with the same spec returns the existing task
    * (`created: false`). Idempotency is per owner: another owner's task of the same id is another task.
    */
-  async create(access: TaskAccess, body: CreateTaskBody): Promise<{ task: Task; created: boolean }> {
+  async create(access: TaskAccess, body: CreateTaskBody): Promise<CreateResult> {
+    return this.commit(await this.prepare(access, body));
+  }
+
+  /**
+   * Every check of a create that needs no Temporal call: access, validation, the SSRF guard. A
+   * batch prepares its items, then commits each one (src/api/batch-create.ts).
+   */
+  async prepare(access: TaskAccess, body: CreateTaskBody): Promise<PreparedCreate> {
     checkTaskAccess(access, { taskType: body.taskType });
     const policy = this.policyOf(body.taskType);
-    const { workflowTaskQueue, ...routing } = Policies.routing(this.taskQueue, policy);
+    const { callbackTaskQueue, localCallback } = Policies.routing(this.taskQueue, policy);
     const { spec, fingerprint } = buildTaskSpec(body, {
       owner: access.owner,
       now: this.now(),
       limits: this.options.config.limits,
       policy,
-      ...routing,
+      callbackTaskQueue,
+      localCallback,
       newTaskId: randomUUID,
       guard: this.guard,
     });
     checkTaskAccess(access, spec);
-    const workflowId = workflowIdOf(spec.owner, spec.taskId);
     await this.checkCallbackAddresses(spec.callbackUrl);
+    return { spec, fingerprint };
+  }
+
+  /** Starts a prepared task's workflow, or answers the existing identical one. */
+  async commit({ spec, fingerprint }: PreparedCreate): Promise<CreateResult> {
     try {
-      await this.start(spec, fingerprint, workflowTaskQueue, 'REJECT_DUPLICATE');
+      await this.start(spec, fingerprint, workflowQueueOf(spec, this.taskQueue), 'REJECT_DUPLICATE');
       return { task: toTask(initialTaskState(spec)), created: true };
     } catch (err) {
       if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw toApiError(err);
     }
     const existing = await this.call(
-      () => this.client.workflow.getHandle(workflowId).describe(),
+      () => this.client.workflow.getHandle(workflowIdOf(spec.owner, spec.taskId)).describe(),
       spec.taskId,
     );
     if (existing.type !== TASK_WORKFLOW_TYPE || existing.memo?.specHash !== fingerprint) {
@@ -174,7 +201,7 @@ export class TaskService {
 
   /** Cancels a SCHEDULED or RUNNING task; a CANCELLED one is a no-op; a finished one is a conflict. */
   async cancel(access: TaskAccess, taskId: string): Promise<Task> {
-    const { state, busy } = await this.read(access.owner, taskId);
+    const { state, waiting, busy } = await this.lookup(access.owner, taskId);
     checkTaskAccess(access, { taskType: state.taskType });
     if (state.status === 'CANCELLED') return toTask(state);
     if (state.status === 'SUCCEEDED' || state.status === 'FAILED') {
@@ -183,17 +210,32 @@ export class TaskService {
         `task ${taskId} is ${state.status} and can no longer be cancelled`,
       );
     }
+    const request = { reason: 'cancelled through the API' };
     try {
-      await this.call(
+      await this.call<unknown>(
         () =>
-          this.client.workflow
-            .getHandle(workflowIdOf(access.owner, taskId))
-            .signal(cancelSignal, { reason: 'cancelled through the API' }),
+          waiting
+            ? // A plain signal would wait in history until the start delay is over; signal-with-start
+              // runs the workflow now, so the task is CANCELLED at once (a closed run is not restarted).
+              this.client.workflow.signalWithStart(TASK_WORKFLOW_TYPE, {
+                ...taskStartOptions(
+                  waiting,
+                  fingerprintOf(waiting),
+                  workflowQueueOf(waiting, this.taskQueue),
+                  'REJECT_DUPLICATE',
+                ),
+                signal: cancelSignal,
+                signalArgs: [request],
+              })
+            : this.client.workflow
+                .getHandle(workflowIdOf(access.owner, taskId))
+                .signal(cancelSignal, request),
         taskId,
       );
     } catch (err) {
       // Finished between the query and the signal: report what it became.
-      if (!isNotRunning(err)) throw toApiError(err, taskId);
+      if (!isNotRunning(err) && !(err instanceof WorkflowExecutionAlreadyStartedError))
+        throw toApiError(err, taskId);
       return this.cancel(access, taskId);
     }
     // The server has the signal. A workflow busy with an attempt reads it when the attempt's workflow
@@ -482,32 +524,78 @@ export class TaskService {
     await this.options.connection.withDeadline(this.deadline(), () =>
       this.client.workflow.start<typeof delayedTask>(
         TASK_WORKFLOW_TYPE,
-        taskStartOptions(spec, fingerprint, workflowTaskQueue, reuse),
+        taskStartOptions(
+          spec,
+          fingerprint,
+          workflowTaskQueue,
+          reuse,
+          this.options.config.temporal.startDelay ? this.now() : undefined,
+        ),
       ),
     );
   }
 
   /** The task `taskId` of `owner`, from its workflow's status query (see `read`). */
   private async state(owner: string, taskId: string): Promise<TaskState> {
-    return (await this.read(owner, taskId)).state;
+    return (await this.lookup(owner, taskId)).state;
   }
 
   /**
-   * The task `taskId` of `owner`: its workflow's status query, or, when the workflow is busy with a
-   * callback attempt (the query would wait for the attempt), what the server's record says.
+   * The task `taskId` of `owner`: the workflow's status query; while a start delay keeps the workflow
+   * from running (the server refuses queries then), what its history holds so far; while a callback
+   * attempt holds its workflow task (the query would wait for the attempt), the server's record.
    */
-  private async read(owner: string, taskId: string): Promise<TaskRead> {
-    const handle = this.client.workflow.getHandle(workflowIdOf(owner, taskId));
-    const query = this.call(() => handle.query(statusQuery), taskId);
-    const read = await this.unlessBusy(
-      query.then((state): TaskRead => ({ state, busy: false })),
-      handle,
-      taskId,
-      (state): TaskRead => ({ state, busy: true }),
-    );
+  private async lookup(owner: string, taskId: string): Promise<Lookup> {
+    const workflowId = workflowIdOf(owner, taskId);
+    const handle = this.client.workflow.getHandle(workflowId);
+    const query = this.options.connection
+      .withDeadline(this.deadline(), () => handle.query(statusQuery))
+      .then((state): Lookup => ({ state }));
+    let found: Lookup;
+    try {
+      found = await this.unlessBusy(query, handle, taskId, (state): Lookup => ({ state, busy: true }));
+    } catch (err) {
+      if (!isNotStartedYet(err)) throw toApiError(err, taskId);
+      found = await this.waitingTask(workflowId, taskId);
+    }
     // The workflow id already says the owner; a workflow started by hand under such an id does not count.
-    if (ownerOf(read.state) !== owner) throw taskNotFound(taskId);
-    return read;
+    if (ownerOf(found.state) !== owner) throw taskNotFound(taskId);
+    return found;
+  }
+
+  /**
+   * A task whose workflow has not run yet: SCHEDULED as its start input says, or CANCELLED once a
+   * `cancel` signal or a cancel request is in its history (the workflow will honour it before anything
+   * else when it runs, and never call back).
+   */
+  private async waitingTask(workflowId: string, taskId: string): Promise<Lookup> {
+    const { history } = await this.call(
+      () =>
+        this.client.workflowService.getWorkflowExecutionHistory({
+          namespace: this.namespace,
+          execution: { workflowId },
+          maximumPageSize: 100,
+        }),
+      taskId,
+    );
+    const events = history?.events ?? [];
+    const input = events[0]?.workflowExecutionStartedEventAttributes?.input?.payloads?.[0];
+    if (!input) throw toApiError(new Error(`workflow ${workflowId} has no start input`), taskId);
+    let decoded = [input as CommonPayload];
+    for (const codec of [...this.codecs].reverse()) decoded = await codec.decode(decoded);
+    const spec = defaultPayloadConverter.fromPayload<TaskSpec>(decoded[0]!);
+    const state = initialTaskState(spec);
+    const cancel = events.find(
+      (event) =>
+        event.eventType === EventType.EVENT_TYPE_WORKFLOW_EXECUTION_CANCEL_REQUESTED ||
+        (event.eventType === EventType.EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED &&
+          event.workflowExecutionSignaledEventAttributes?.signalName === cancelSignal.name),
+    );
+    if (cancel) {
+      state.status = 'CANCELLED';
+      state.completedAt = timestampIso(cancel.eventTime) ?? new Date(this.now()).toISOString();
+    }
+    return { state, waiting: spec };
   }
 
   /**
@@ -680,8 +768,12 @@ export function taskStartOptions(
   fingerprint: string,
   taskQueue: string,
   reuse: 'REJECT_DUPLICATE' | 'ALLOW_DUPLICATE',
+  /** With TASK_START_DELAY, now (ms): the workflow is started with a start delay up to its due time. */
+  delayFrom?: number,
 ): WorkflowStartOptions<typeof delayedTask> {
+  const startDelay = delayFrom === undefined ? 0 : Date.parse(spec.executeAt) - delayFrom;
   return {
+    ...(startDelay > 0 ? { startDelay } : {}),
     workflowId: workflowIdOf(spec.owner, spec.taskId),
     taskQueue,
     args: [spec],
@@ -724,6 +816,14 @@ function ownerFilter(owner: string): string {
     : `${attribute} = '${owner}'`;
 }
 
+/**
+ * The workflow task queue of a task: its type's queue for inputs written since workflow shape v2
+ * (the same name as its callback queue), the shared queue for older ones.
+ */
+function workflowQueueOf(spec: TaskSpec, sharedQueue: string): string {
+  return spec.localCallback === undefined ? sharedQueue : spec.callbackTaskQueue;
+}
+
 /** Name of the marker the SDK records for each local activity (a callback attempt of shape v2). */
 const LOCAL_ACTIVITY_MARKER = 'core_local_activity';
 
@@ -746,6 +846,12 @@ function fingerprintOf(spec: TaskSpec): string {
     ...rest
   } = spec;
   return digest(rest);
+}
+
+function timestampIso(ts: { seconds?: unknown; nanos?: number | null } | null | undefined): string | null {
+  return ts?.seconds != null
+    ? new Date(Number(ts.seconds) * 1000 + Math.floor((ts.nanos ?? 0) / 1e6)).toISOString()
+    : null;
 }
 
 function toTask(state: TaskState): Task {
@@ -815,10 +921,7 @@ function toBatchJob(
     [BatchOperationState.BATCH_OPERATION_STATE_COMPLETED]: 'COMPLETED',
     [BatchOperationState.BATCH_OPERATION_STATE_FAILED]: 'FAILED',
   };
-  const time = (ts: temporal.api.workflowservice.v1.IDescribeBatchOperationResponse['startTime']) =>
-    ts?.seconds != null
-      ? new Date(Number(ts.seconds) * 1000 + Math.floor((ts.nanos ?? 0) / 1e6)).toISOString()
-      : null;
+  const time = timestampIso;
   const num = (value: unknown) => (value == null ? null : Number(value));
   return {
     jobId,

@@ -29,6 +29,19 @@ export function isNotRunning(err: unknown): boolean {
   return err instanceof WorkflowNotFoundError || grpcCode(err) === GRPC.NOT_FOUND;
 }
 
+/**
+ * A query to a workflow that has not run its first workflow task yet: one started with a start delay
+ * (TASK_START_DELAY) that is not due. The server answers FAILED_PRECONDITION without asking a worker.
+ */
+export function isNotStartedYet(err: unknown): boolean {
+  if (grpcCode(err) !== GRPC.FAILED_PRECONDITION) return false;
+  for (let current = err, depth = 0; current && depth < 5; depth++) {
+    if (current instanceof Error && /workflow task is not scheduled yet/i.test(current.message)) return true;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return false;
+}
+
 export function isAlreadyExists(err: unknown): boolean {
   return grpcCode(err) === GRPC.ALREADY_EXISTS;
 }

@@ -8,3 +8,6 @@ export const TIMEOUT_MS = { min: 100, max: 600_000, default: 30_000 } as const;
 export const PRIORITY = { min: 1, max: 5, default: 3 } as const;
 export const PAYLOAD_VERSION_DEFAULT = 1;
 export const TRACE_ID_MAX_LENGTH = 128;
+
+/** Items of one batch create (POST /api/v1/tasks/batch). */
+export const BATCH_TASKS = { min: 1, max: 100 } as const;

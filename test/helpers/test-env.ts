@@ -10,4 +10,6 @@ export const TEST_WEBHOOK_SECRET = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
 export const TEST_ENV: Readonly<Record<string, string>> = {
   CALLBACK_ALLOW_CIDRS: '127.0.0.0/8,::1/128',
   WEBHOOK_SECRET: TEST_WEBHOOK_SECRET,
+  // `TASK_START_DELAY=true ./scripts/test.sh` runs every test with tasks started by a start delay.
+  ...(process.env.TASK_START_DELAY ? { TASK_START_DELAY: process.env.TASK_START_DELAY } : {}),
 };

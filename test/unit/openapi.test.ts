@@ -148,6 +148,7 @@ describe('OpenAPI document', () => {
     });
     const scopes: Record<string, string> = {
       'post /api/v1/tasks': 'tasks:write',
+      'post /api/v1/tasks/batch': 'tasks:write',
       'get /api/v1/tasks': 'tasks:read',
       'get /api/v1/tasks/{taskId}': 'tasks:read',
       'post /api/v1/tasks/{taskId}/cancel': 'tasks:write',

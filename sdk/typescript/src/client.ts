@@ -10,6 +10,7 @@ import {
   withDates,
   type CreateTaskInput,
   type CreateTaskResult,
+  type CreateTasksItem,
   type ListTasksQuery,
   type ReplayInput,
   type RescheduleInput,
@@ -80,16 +81,62 @@ export class DelayedTasksClient {
 
   /** Creates a task; `created` is false when the same task id and spec already existed. */
   async create(input: CreateTaskInput): Promise<CreateTaskResult> {
-    const { payload, delaySeconds, executeAt, ...rest } = input;
-    checkPayload(payload);
-    const body = {
-      ...definedOnly(rest),
-      payload,
-      ...wireWhen({ delaySeconds, executeAt }, true),
-      taskId: input.taskId ?? randomUUID(),
-    };
+    const body = createBody(input, input.taskId ?? randomUUID());
     const { status, body: task } = await this.send({ method: 'POST', path: '/api/v1/tasks', body });
     return { task: withDates<Task>(task as Record<string, unknown>), created: status === 201 };
+  }
+
+  /**
+   * Creates up to 100 tasks in one request (`POST /api/v1/tasks/batch`). Returns one entry per
+   * input, in order: the task and `created`, or the `error` a single `create` of that item would
+   * throw (an item refused before sending has status 0 and is not sent; the others still are).
+   * Task ids are generated before the first attempt, so the whole request is retried like a create
+   * (503, 429, network errors); an item answered with its own error is never re-sent. A failure of
+   * the whole request (401, 403, a 400 for the list itself, other 5xx) is thrown.
+   */
+  async createTasks(inputs: readonly CreateTaskInput[]): Promise<CreateTasksItem[]> {
+    const results: CreateTasksItem[] = [];
+    const tasks: Array<ReturnType<typeof createBody>> = [];
+    const sent: number[] = [];
+    inputs.forEach((input, index) => {
+      try {
+        tasks.push(createBody(input, input.taskId ?? randomUUID()));
+        sent.push(index);
+      } catch (err) {
+        if (!(err instanceof DelayedTaskError)) throw err;
+        results[index] = { index, taskId: input.taskId, error: err };
+      }
+    });
+    if (inputs.length > 0 && tasks.length === 0) return results;
+    const response = await this.send({ method: 'POST', path: '/api/v1/tasks/batch', body: { tasks } });
+    const items = (response.body as { results?: unknown } | undefined)?.results;
+    for (const item of Array.isArray(items) ? (items as BatchResultWire[]) : []) {
+      const index = sent[item.index];
+      const body = tasks[item.index];
+      if (index === undefined || body === undefined) continue;
+      results[index] = item.error
+        ? { index, taskId: body.taskId, error: apiError(item.status, item.error, response.requestId) }
+        : {
+            index,
+            taskId: body.taskId,
+            created: item.status === 201,
+            task: withDates<Task>(item.task ?? {}),
+          };
+    }
+    sent.forEach((index, position) => {
+      results[index] ??= {
+        index,
+        taskId: tasks[position]?.taskId ?? '',
+        error: new DelayedTaskError(
+          'UNKNOWN',
+          'the response has no result for this item',
+          response.status,
+          [],
+          response.requestId,
+        ),
+      };
+    });
+    return results;
   }
 
   async get(taskId: string): Promise<Task> {
@@ -140,7 +187,7 @@ export class DelayedTasksClient {
     return withDates<Task>(body as Record<string, unknown>);
   }
 
-  private async send(request: Request): Promise<{ status: number; body: unknown }> {
+  private async send(request: Request): Promise<{ status: number; body: unknown; requestId?: string }> {
     const url = new URL(this.baseUrl + request.path);
     for (const [key, value] of Object.entries(request.query ?? {})) {
       if (value !== undefined) url.searchParams.set(key, String(value));
@@ -175,8 +222,13 @@ export class DelayedTasksClient {
           },
         );
       }
-      if (response.ok)
-        return { status: response.status, body: text ? (JSON.parse(text) as unknown) : undefined };
+      if (response.ok) {
+        return {
+          status: response.status,
+          body: text ? (JSON.parse(text) as unknown) : undefined,
+          requestId: response.headers.get('x-request-id') ?? undefined,
+        };
+      }
       if (retriesLeft && RETRYABLE_STATUS.has(response.status)) {
         await sleep(Math.max(this.backoff(attempt), this.retryAfterMs(response)));
         continue;
@@ -204,20 +256,44 @@ function errorOf(response: Response, text: string): DelayedTaskError {
   } catch {
     envelope = undefined;
   }
-  const error = (envelope as { error?: { code?: unknown; message?: unknown; details?: unknown } } | undefined)
-    ?.error;
+  const error = (envelope as { error?: WireError } | undefined)?.error;
+  return apiError(response.status, error, requestId, `HTTP ${response.status}: ${text.slice(0, 200)}`);
+}
+
+interface WireError {
+  code?: unknown;
+  message?: unknown;
+  details?: unknown;
+}
+
+/** One entry of the batch response: `{index, status, task}` or `{index, status, error}`. */
+interface BatchResultWire {
+  index: number;
+  status: number;
+  task?: Record<string, unknown>;
+  error?: WireError;
+}
+
+/** The API's `{code, message, details}` (of a response or of one batch item) as the SDK's error. */
+function apiError(
+  status: number,
+  error: WireError | undefined,
+  requestId: string | undefined,
+  fallback = `HTTP ${status}`,
+): DelayedTaskError {
   if (!error || typeof error.code !== 'string') {
-    return new DelayedTaskError(
-      'UNKNOWN',
-      `HTTP ${response.status}: ${text.slice(0, 200)}`,
-      response.status,
-      [],
-      requestId,
-    );
+    return new DelayedTaskError('UNKNOWN', fallback, status, [], requestId);
   }
   const details = Array.isArray(error.details) ? (error.details as ErrorDetail[]) : [];
   const message = typeof error.message === 'string' ? error.message : error.code;
-  return new DelayedTaskError(error.code, message, response.status, details, requestId);
+  return new DelayedTaskError(error.code, message, status, details, requestId);
+}
+
+/** The wire body of one create; throws INVALID_ARGUMENT (status 0) for what the checks refuse. */
+function createBody(input: CreateTaskInput, taskId: string) {
+  const { payload, delaySeconds, executeAt, ...rest } = input;
+  checkPayload(payload);
+  return { ...definedOnly(rest), payload, ...wireWhen({ delaySeconds, executeAt }, true), taskId };
 }
 
 function taskPath(taskId: string): string {

@@ -4,6 +4,7 @@ export type { Payload } from './checks.js';
 export type {
   CreateTaskInput,
   CreateTaskResult,
+  CreateTasksItem,
   ListTasksQuery,
   ReplayInput,
   RescheduleInput,

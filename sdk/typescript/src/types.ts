@@ -1,5 +1,6 @@
 /** The resources as the SDK returns them: wire names, times parsed to `Date`. */
 import type { Payload } from './checks.js';
+import type { DelayedTaskError } from './errors.js';
 
 export type TaskStatus = 'SCHEDULED' | 'RUNNING' | 'SUCCEEDED' | 'FAILED' | 'CANCELLED';
 
@@ -71,6 +72,16 @@ export interface CreateTaskResult {
   /** false when the service already had this task id with the same spec (idempotent repeat). */
   created: boolean;
 }
+
+/**
+ * One entry of `createTasks`, in input order: the created or existing task, or the error a single
+ * `create` of that item would have thrown (status 0 when refused before sending). `taskId` is the
+ * id sent, generated when the input had none (for an item refused before sending, the input's own,
+ * if any): re-send an item that failed with `UNAVAILABLE` under the same id.
+ */
+export type CreateTasksItem =
+  | { index: number; taskId: string; created: boolean; task: Task; error?: undefined }
+  | { index: number; taskId?: string; error: DelayedTaskError; created?: undefined; task?: undefined };
 
 export interface ListTasksQuery {
   status?: TaskStatus;

@@ -23,7 +23,7 @@ function load<T>(folder: string): T[] {
 interface ClientCase {
   name: string;
   file: string;
-  operation: 'create' | 'get' | 'cancel' | 'list' | 'listAll' | 'reschedule' | 'replay';
+  operation: 'create' | 'createTasks' | 'get' | 'cancel' | 'list' | 'listAll' | 'reschedule' | 'replay';
   options?: { apiKey?: string; maxRetries?: number };
   input: Record<string, unknown>;
   requests: ExpectedRequest[];
@@ -175,6 +175,8 @@ async function run(
   switch (operation) {
     case 'create':
       return client.create(input as never);
+    case 'createTasks':
+      return client.createTasks(input.tasks as never);
     case 'get':
       return client.get(taskId);
     case 'cancel':

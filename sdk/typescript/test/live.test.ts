@@ -128,6 +128,34 @@ describe.runIf(Boolean(DTS_URL))('live service', () => {
     });
   });
 
+  it('createTasks: created, generated id, per-item INVALID_ARGUMENT and TASK_CONFLICT; a repeat is not created', async () => {
+    const item = { taskType: 'sdk.ts', payload: { n: 4 }, delaySeconds: 3600, callbackUrl };
+    const first = await client.createTasks([
+      { ...item, taskId: `ts-${run}-batch-a` },
+      item,
+      { ...item, taskId: `ts-${run}-batch-c`, taskType: 'Not A Type!' },
+      { ...item, taskId: `ts-${run}-batch-a`, payload: { n: 5 } },
+    ]);
+    expect(first.map((r) => [r.index, r.created, r.error?.code, r.error?.status])).toEqual([
+      [0, true, undefined, undefined],
+      [1, true, undefined, undefined],
+      [2, undefined, 'INVALID_ARGUMENT', 400],
+      [3, undefined, 'TASK_CONFLICT', 409],
+    ]);
+    const generated = first[1]?.taskId ?? '';
+    expect(generated).toMatch(/^[0-9a-f-]{36}$/);
+    expect((await client.get(generated)).status).toBe('SCHEDULED');
+    await expect(client.get(`ts-${run}-batch-c`)).rejects.toMatchObject({ code: 'TASK_NOT_FOUND' });
+
+    const again = await client.createTasks([{ ...item, taskId: `ts-${run}-batch-a` }]);
+    expect(again[0]).toMatchObject({
+      created: false,
+      task: { taskId: `ts-${run}-batch-a`, status: 'SCHEDULED' },
+    });
+    await client.cancel(`ts-${run}-batch-a`);
+    await client.cancel(generated);
+  });
+
   it('lists tasks page by page', async () => {
     const seen: string[] = [];
     for await (const task of client.listAll({ taskType: 'sdk.ts', pageSize: 1 })) {

@@ -5,7 +5,11 @@
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import Type from 'typebox';
-import { accessFor, auditTask, listOwner } from '../auth.js';
+import type { FastifyRequest } from 'fastify';
+import { createAjv } from '../../validation.js';
+import { accessFor, auditItem, auditRecordOf, auditTask, listOwner } from '../auth.js';
+import { createBatch, type ItemOutcome } from '../batch-create.js';
+import type { ApiError } from '../errors.js';
 import { ErrorBodySchema } from '../schemas/common.js';
 import {
   BatchJobSchema,
@@ -13,6 +17,10 @@ import {
   BulkCancelBodySchema,
   BulkReplayBodySchema,
   CreateTaskBodySchema,
+  CreateTasksBodySchema,
+  CreateTasksEnvelopeSchema,
+  CreateTasksResultSchema,
+  type CreateTasksResult,
   ListTasksQuerySchema,
   ReplayBodySchema,
   RescheduleBodySchema,
@@ -26,6 +34,33 @@ import type { TaskService } from '../task-service.js';
 export interface TaskRoutesOptions {
   tasks: TaskService;
   onCreated?: (taskType: string) => void;
+  /** An item of a batch refused (a single create's refusal goes through the app's error handler). */
+  onRejected?: (error: ApiError) => void;
+  /** Body limit of a batch create, bytes. */
+  batchBodyLimit: number;
+}
+
+/** The batch body's shape and size; its items are validated one by one (src/api/batch-create.ts). */
+const validateBatchEnvelope = createAjv().compile(CreateTasksEnvelopeSchema);
+
+/** The log line of a create, single or one item of a batch. */
+function logCreate(
+  request: FastifyRequest,
+  task: { taskId: string; taskType: string; traceId: string | null; callbackUrl: string },
+  created: boolean,
+  index?: number,
+): void {
+  request.log.info(
+    {
+      taskId: task.taskId,
+      taskType: task.taskType,
+      traceId: task.traceId,
+      callbackUrl: task.callbackUrl,
+      created,
+      ...(index === undefined ? {} : { index }),
+    },
+    created ? 'task created' : 'task exists',
+  );
 }
 
 const errors = {
@@ -40,7 +75,33 @@ const errors = {
   503: ErrorBodySchema,
 };
 
-export const taskRoutes: FastifyPluginAsyncTypebox<TaskRoutesOptions> = async (app, { tasks, onCreated }) => {
+export const taskRoutes: FastifyPluginAsyncTypebox<TaskRoutesOptions> = async (
+  app,
+  { tasks, onCreated, onRejected, batchBodyLimit },
+) => {
+  /** One item's entry of a batch answer, with the log, audit line and metrics a single create has. */
+  const answer = (request: FastifyRequest, outcome: ItemOutcome): CreateTasksResult['results'][number] => {
+    const { index, item } = outcome;
+    if ('error' in outcome) {
+      const { error } = outcome;
+      onRejected?.(error);
+      auditItem(request, index, error.status, item, { outcome: error.code });
+      if (error.status >= 500) request.log.error({ err: error, index }, 'batch item failed');
+      else request.log.info({ index, code: error.code, message: error.message }, 'batch item rejected');
+      // ErrorBodySchema's code is a union built from a list, which Static<> cannot name: it is ErrorCode.
+      const body = error.toBody().error as unknown as NonNullable<
+        CreateTasksResult['results'][number]['error']
+      >;
+      return { index, status: error.status, error: body };
+    }
+    const { task, created } = outcome.result;
+    const status = created ? 201 : 200;
+    auditItem(request, index, status, item, auditRecordOf(task));
+    logCreate(request, task, created, index);
+    if (created) onCreated?.(task.taskType);
+    return { index, status, task };
+  };
+
   app.post(
     '/api/v1/tasks',
     {
@@ -58,22 +119,40 @@ export const taskRoutes: FastifyPluginAsyncTypebox<TaskRoutesOptions> = async (a
     async (request, reply) => {
       const { task, created } = await tasks.create(request.principal, request.body);
       auditTask(request, task);
-      request.log.info(
-        {
-          taskId: task.taskId,
-          taskType: task.taskType,
-          traceId: task.traceId,
-          callbackUrl: task.callbackUrl,
-          created,
-        },
-        created ? 'task created' : 'task exists',
-      );
+      logCreate(request, task, created);
       if (!created) return reply.code(200).send(task);
       onCreated?.(task.taskType);
       return reply
         .code(201)
         .header('location', `/api/v1/tasks/${encodeURIComponent(task.taskId)}`)
         .send(task);
+    },
+  );
+
+  app.post(
+    '/api/v1/tasks/batch',
+    {
+      config: {
+        scope: 'tasks:write',
+        numbersCheckedPerItem: true,
+        rateLimitCost: (request) => (request.body as { tasks: unknown[] }).tasks.length,
+      },
+      bodyLimit: batchBodyLimit,
+      schema: {
+        operationId: 'createTasks',
+        tags: ['tasks'],
+        summary: 'Create up to 100 delayed tasks in one call',
+        description:
+          "Each item is a createTask body and is answered on its own, in request order: `status` 201 (created), 200 (an identical task existed) or exactly the error a single create of it answers (400, 403, 409, 413, ...); 503 UNAVAILABLE when Temporal could not be reached (retry those items with the same taskId). A failing item creates nothing; the others go ahead. Items with the same taskId are created in order. An empty list or more than 100 items answers 400 for the whole request and creates nothing; so do authentication (401) and scope (403) failures. Counts as one request per item against the key's rate limit; a batch that does not fit in what remains answers 429 as a whole.",
+        body: CreateTasksBodySchema,
+        response: { 200: CreateTasksResultSchema, ...errors },
+      },
+      validatorCompiler: () => validateBatchEnvelope,
+    },
+    async (request) => {
+      const items = request.body.tasks as readonly unknown[];
+      const outcomes = await createBatch(tasks, request.principal, items);
+      return { results: outcomes.map((outcome) => answer(request, outcome)) };
     },
   );
 

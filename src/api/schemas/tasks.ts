@@ -1,6 +1,7 @@
 /** Schemas of the task resource and its routes. Types come from `Static<>`, so they cannot drift. */
 import Type, { type Static } from 'typebox';
 import {
+  BATCH_TASKS,
   MAX_RETRIES,
   PRIORITY,
   TASK_ID_PATTERN,
@@ -9,7 +10,7 @@ import {
   TRACE_ID_MAX_LENGTH,
 } from '../../shared/limits.js';
 import { OWNER_PATTERN } from '../../shared/owner.js';
-import { ClientTimeSchema, NullableTimestampSchema, TimestampSchema } from './common.js';
+import { ClientTimeSchema, ErrorBodySchema, NullableTimestampSchema, TimestampSchema } from './common.js';
 
 const TaskTypeSchema = Type.String({
   pattern: TASK_TYPE_PATTERN,
@@ -123,6 +124,28 @@ export const TaskErrorSchema = Type.Object({
   ),
 });
 
+/** A task as the API answers it: the example of TaskSchema and of the batch answer. */
+const TASK_EXAMPLE = {
+  taskId: 'order-10023-close',
+  owner: 'orders',
+  taskType: 'order.close_timeout',
+  status: 'SCHEDULED',
+  executeAt: '2026-12-02T10:30:00.000Z',
+  createdAt: '2026-12-02T10:00:00.000Z',
+  payload: { orderId: '10023' },
+  payloadVersion: 1,
+  callbackUrl: 'https://orders.internal/callbacks/close',
+  maxRetries: 3,
+  timeoutMs: 30000,
+  traceId: null,
+  priority: 3,
+  attempts: 0,
+  lastError: null,
+  nextAttemptAt: null,
+  firedAt: null,
+  completedAt: null,
+};
+
 export const TaskSchema = Type.Object(
   {
     taskId: TaskIdSchema,
@@ -148,31 +171,91 @@ export const TaskSchema = Type.Object(
   },
   {
     $id: 'Task',
+    examples: [TASK_EXAMPLE],
+  },
+);
+export type Task = Static<typeof TaskSchema>;
+
+const batchSize = {
+  minItems: BATCH_TASKS.min,
+  maxItems: BATCH_TASKS.max,
+  description: `${BATCH_TASKS.min} to ${BATCH_TASKS.max} single-create bodies, each answered on its own`,
+};
+
+/** The batch create body as documented and typed: each item is a single-create body. */
+export const CreateTasksBodySchema = Type.Object(
+  { tasks: Type.Array(CreateTaskBodySchema, batchSize) },
+  {
+    additionalProperties: false,
     examples: [
       {
-        taskId: 'order-10023-close',
-        owner: 'orders',
-        taskType: 'order.close_timeout',
-        status: 'SCHEDULED',
-        executeAt: '2026-12-02T10:30:00.000Z',
-        createdAt: '2026-12-02T10:00:00.000Z',
-        payload: { orderId: '10023' },
-        payloadVersion: 1,
-        callbackUrl: 'https://orders.internal/callbacks/close',
-        maxRetries: 3,
-        timeoutMs: 30000,
-        traceId: null,
-        priority: 3,
-        attempts: 0,
-        lastError: null,
-        nextAttemptAt: null,
-        firedAt: null,
-        completedAt: null,
+        tasks: [
+          {
+            taskType: 'order.close_timeout',
+            taskId: 'order-10023-close',
+            payload: { orderId: '10023' },
+            delaySeconds: 1800,
+            callbackUrl: 'https://orders.internal/callbacks/close',
+          },
+          {
+            taskType: 'order.close_timeout',
+            taskId: 'order-10024-close',
+            payload: { orderId: '10024' },
+            delaySeconds: 1800,
+            callbackUrl: 'https://orders.internal/callbacks/close',
+          },
+        ],
       },
     ],
   },
 );
-export type Task = Static<typeof TaskSchema>;
+export type CreateTasksBody = Static<typeof CreateTasksBodySchema>;
+
+/**
+ * What the batch route validates of the whole body: its shape and size. Each item is validated
+ * against CreateTaskBodySchema on its own (src/api/batch-create.ts), so that a bad item gets its own
+ * answer instead of failing the others.
+ */
+export const CreateTasksEnvelopeSchema = Type.Object(
+  { tasks: Type.Array(Type.Unknown(), batchSize) },
+  { additionalProperties: false },
+);
+
+export const CreateTasksResultSchema = Type.Object(
+  {
+    results: Type.Array(
+      Type.Object({
+        index: Type.Integer({ minimum: 0, description: "The item's position in the request" }),
+        status: Type.Integer({
+          description:
+            '201 created, 200 an identical task existed (idempotent repeat), else the 4xx or 5xx status a single create of this item answers',
+        }),
+        // The Task shape without its $id, so that the document inlines it rather than naming a def.
+        task: Type.Optional(Type.Object(TaskSchema.properties)),
+        error: Type.Optional(ErrorBodySchema.properties.error),
+      }),
+      { description: 'One entry per item, in request order' },
+    ),
+  },
+  {
+    examples: [
+      {
+        results: [
+          { index: 0, status: 201, task: TASK_EXAMPLE },
+          {
+            index: 1,
+            status: 409,
+            error: {
+              code: 'TASK_CONFLICT',
+              message: 'task order-10024-close exists with a different specification',
+            },
+          },
+        ],
+      },
+    ],
+  },
+);
+export type CreateTasksResult = Static<typeof CreateTasksResultSchema>;
 
 export const TaskParamsSchema = Type.Object({ taskId: TaskIdSchema });
 

@@ -29,8 +29,17 @@ from ._errors import (
     UnsupportedMediaTypeError,
 )
 from ._idempotency import Idempotency, IdempotencyStore, InMemoryIdempotencyStore
-from ._models import CreateResult, LastError, Task, TaskPage, TaskStatus, TaskSummary
+from ._models import (
+    CreateResult,
+    CreateTasksItem,
+    LastError,
+    Task,
+    TaskPage,
+    TaskStatus,
+    TaskSummary,
+)
 from ._receiver import PermanentError, RetryableError
+from ._request import NewTask
 from ._retry import RetryPolicy
 from ._version import __version__
 from .asgi import CallbackASGIApp
@@ -43,6 +52,7 @@ __all__ = [
     "CallbackWSGIApp",
     "Client",
     "CreateResult",
+    "CreateTasksItem",
     "Delay",
     "DelayedTaskError",
     "ErrorCode",
@@ -56,6 +66,7 @@ __all__ = [
     "InvalidCallbackError",
     "LastError",
     "MethodNotAllowedError",
+    "NewTask",
     "NotFoundError",
     "PayloadTooLargeError",
     "PermanentError",

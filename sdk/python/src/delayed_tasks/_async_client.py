@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Iterable, Mapping
 from datetime import datetime, timedelta
 from types import TracebackType
 from typing import Any, Self, TypeVar
@@ -11,13 +11,15 @@ from typing import Any, Self, TypeVar
 import httpx
 
 from ._checks import Delay
-from ._models import CreateResult, Task, TaskPage, TaskSummary
+from ._models import CreateResult, CreateTasksItem, Task, TaskPage, TaskSummary
 from ._request import (
     DEFAULT_TIMEOUT,
     ApiRequest,
     ClientCore,
+    NewTask,
     cancel_request,
     create_request,
+    create_tasks_request,
     get_request,
     list_request,
     replay_request,
@@ -113,19 +115,26 @@ class AsyncClient:
         """
         return await self._send(
             create_request(
-                task_type=task_type,
-                payload=payload,
-                delay_seconds=delay_seconds,
-                execute_at=execute_at,
-                callback_url=callback_url,
-                task_id=task_id,
-                max_retries=max_retries,
-                timeout_ms=timeout_ms,
-                payload_version=payload_version,
-                trace_id=trace_id,
-                priority=priority,
+                NewTask(
+                    task_type=task_type,
+                    payload=payload,
+                    delay_seconds=delay_seconds,
+                    execute_at=execute_at,
+                    callback_url=callback_url,
+                    task_id=task_id,
+                    max_retries=max_retries,
+                    timeout_ms=timeout_ms,
+                    payload_version=payload_version,
+                    trace_id=trace_id,
+                    priority=priority,
+                )
             )
         )
+
+    async def create_tasks(self, tasks: Iterable[NewTask]) -> list[CreateTasksItem]:
+        """`Client.create_tasks`, awaited: one `CreateTasksItem` per task, in order."""
+        request = create_tasks_request(list(tasks))
+        return request if isinstance(request, list) else await self._send(request)
 
     async def get(self, task_id: str) -> Task:
         return await self._send(get_request(task_id))

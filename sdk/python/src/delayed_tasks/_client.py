@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from datetime import datetime, timedelta
 from types import TracebackType
 from typing import Any, Self, TypeVar
@@ -11,13 +11,15 @@ from typing import Any, Self, TypeVar
 import httpx
 
 from ._checks import Delay
-from ._models import CreateResult, Task, TaskPage, TaskSummary
+from ._models import CreateResult, CreateTasksItem, Task, TaskPage, TaskSummary
 from ._request import (
     DEFAULT_TIMEOUT,
     ApiRequest,
     ClientCore,
+    NewTask,
     cancel_request,
     create_request,
+    create_tasks_request,
     get_request,
     list_request,
     replay_request,
@@ -113,19 +115,35 @@ class Client:
         """
         return self._send(
             create_request(
-                task_type=task_type,
-                payload=payload,
-                delay_seconds=delay_seconds,
-                execute_at=execute_at,
-                callback_url=callback_url,
-                task_id=task_id,
-                max_retries=max_retries,
-                timeout_ms=timeout_ms,
-                payload_version=payload_version,
-                trace_id=trace_id,
-                priority=priority,
+                NewTask(
+                    task_type=task_type,
+                    payload=payload,
+                    delay_seconds=delay_seconds,
+                    execute_at=execute_at,
+                    callback_url=callback_url,
+                    task_id=task_id,
+                    max_retries=max_retries,
+                    timeout_ms=timeout_ms,
+                    payload_version=payload_version,
+                    trace_id=trace_id,
+                    priority=priority,
+                )
             )
         )
+
+    def create_tasks(self, tasks: Iterable[NewTask]) -> list[CreateTasksItem]:
+        """Create up to 100 tasks in one request (`POST /api/v1/tasks/batch`): one
+        `CreateTasksItem` per task, in order, with the task or the exception a single `create`
+        of it would raise. An item refused by the checks before sending gets its
+        `InvalidArgumentError` (status `None`) and is not sent; the others still are.
+
+        Task ids are generated before the first attempt, so the whole request is retried like
+        `create` (503, 429, network errors); an item answered with its own error is never
+        re-sent. A failure of the whole request (401, 403, a 400 for the list itself, other
+        5xx) raises.
+        """
+        request = create_tasks_request(list(tasks))
+        return request if isinstance(request, list) else self._send(request)
 
     def get(self, task_id: str) -> Task:
         return self._send(get_request(task_id))

@@ -183,10 +183,18 @@ def error_from_response(response: httpx.Response) -> DelayedTaskError:
     except ValueError:
         body = None
     error = body.get("error") if isinstance(body, dict) else None
+    text = response.text[:200].strip() or response.reason_phrase
+    return error_from_json(error, status, request_id, fallback=f"HTTP {status}: {text}")
+
+
+def error_from_json(
+    error: Any, status: int, request_id: str | None, *, fallback: str = ""
+) -> DelayedTaskError:
+    """The API's `{"code", "message", "details"}` (of an answer, or of one item of a batch) as
+    the exception of its code; `UNKNOWN` when it is not that shape."""
     if not isinstance(error, dict) or not isinstance(error.get("code"), str):
-        text = response.text[:200].strip() or response.reason_phrase
         return make_error(
-            ErrorCode.UNKNOWN, f"HTTP {status}: {text}", status=status, request_id=request_id
+            ErrorCode.UNKNOWN, fallback or f"HTTP {status}", status=status, request_id=request_id
         )
     message = error.get("message")
     raw_details = error.get("details")

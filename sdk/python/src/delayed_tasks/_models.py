@@ -12,6 +12,8 @@ from datetime import datetime
 from enum import StrEnum
 from typing import Any
 
+from ._errors import DelayedTaskError
+
 
 class TaskStatus(StrEnum):
     SCHEDULED = "SCHEDULED"
@@ -126,6 +128,28 @@ class CreateResult:
 
     task: Task
     created: bool
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CreateTasksItem:
+    """One entry of `create_tasks`, in input order: `task` and `created` when the item
+    succeeded, else `error`, the exception a single `create` of that item would have raised
+    (`status` `None` when it was refused before sending).
+
+    `task_id` is the id sent (generated when the item had none; for an item refused before
+    sending, the item's own, possibly `None`): re-send an item that failed with
+    `UnavailableError` under the same id.
+    """
+
+    index: int
+    task_id: str | None
+    task: Task | None = None
+    created: bool | None = None
+    error: DelayedTaskError | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import uuid
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, Generic, TypeVar
@@ -23,11 +23,12 @@ from ._errors import (
     DelayedTaskError,
     ErrorCode,
     ErrorDetail,
+    error_from_json,
     error_from_response,
     invalid_argument,
     make_error,
 )
-from ._models import CreateResult, Task, TaskPage
+from ._models import CreateResult, CreateTasksItem, Task, TaskPage
 from ._retry import (
     RETRYABLE_STATUSES,
     RetryPolicy,
@@ -45,13 +46,14 @@ TASKS_PATH = "/api/v1/tasks"
 
 @dataclass(frozen=True, slots=True)
 class ApiRequest(Generic[T]):
-    """One operation: what to send and how to read a 2xx answer (status, JSON body)."""
+    """One operation: what to send and how to read a 2xx answer (status, JSON body, request
+    id)."""
 
     method: str
     path: str
     query: Mapping[str, str]
     body: Mapping[str, Any] | None
-    decode: Callable[[int, Any], T]
+    decode: Callable[[int, Any, str | None], T]
 
 
 def _task_path(task_id: str, action: str = "") -> str:
@@ -75,47 +77,109 @@ def _set(body: dict[str, Any], **fields: Any) -> dict[str, Any]:
     return body
 
 
-def _task(_status: int, data: Any) -> Task:
+def _task(_status: int, data: Any, _request_id: str | None) -> Task:
     return Task.from_json(data)
 
 
-def create_request(
-    *,
-    task_type: str,
-    payload: Mapping[str, Any],
-    delay_seconds: Delay | None,
-    execute_at: datetime | None,
-    callback_url: str | None,
-    task_id: str | None,
-    max_retries: int | None,
-    timeout_ms: int | None,
-    payload_version: int | None,
-    trace_id: str | None,
-    priority: int | None,
-) -> ApiRequest[CreateResult]:
+@dataclass(frozen=True, slots=True, kw_only=True)
+class NewTask:
+    """One task for `create_tasks`: the arguments of `create`, with the same rules."""
+
+    task_type: str
+    payload: Mapping[str, Any]
+    delay_seconds: Delay | None = None
+    execute_at: datetime | None = None
+    callback_url: str | None = None
+    task_id: str | None = None
+    max_retries: int | None = None
+    timeout_ms: int | None = None
+    payload_version: int | None = None
+    trace_id: str | None = None
+    priority: int | None = None
+
+
+def _create_body(task: NewTask) -> dict[str, Any]:
+    """The wire body of one create; raises `InvalidArgumentError` for what the checks refuse."""
     problems: list[ErrorDetail] = []
-    check_payload(payload, problems)
-    when = encode_when(delay_seconds, execute_at, problems, required=True)
+    check_payload(task.payload, problems)
+    when = encode_when(task.delay_seconds, task.execute_at, problems, required=True)
     _checked(problems)
-    body = _set({"taskType": task_type, "payload": payload}, callback_url=callback_url)
+    body = _set(
+        {"taskType": task.task_type, "payload": task.payload}, callback_url=task.callback_url
+    )
     body.update(when)
     # Generated once, before the first attempt: every retry of this create names the same task.
-    body["taskId"] = task_id if task_id is not None else str(uuid.uuid4())
-    _set(
+    body["taskId"] = task.task_id if task.task_id is not None else str(uuid.uuid4())
+    return _set(
         body,
-        max_retries=max_retries,
-        timeout_ms=timeout_ms,
-        payload_version=payload_version,
-        trace_id=trace_id,
-        priority=priority,
+        max_retries=task.max_retries,
+        timeout_ms=task.timeout_ms,
+        payload_version=task.payload_version,
+        trace_id=task.trace_id,
+        priority=task.priority,
     )
+
+
+def create_request(task: NewTask) -> ApiRequest[CreateResult]:
     return ApiRequest(
         "POST",
         TASKS_PATH,
         {},
-        body,
-        lambda status, data: CreateResult(Task.from_json(data), created=status == 201),
+        _create_body(task),
+        lambda status, data, _rid: CreateResult(Task.from_json(data), created=status == 201),
     )
+
+
+def create_tasks_request(
+    tasks: Sequence[NewTask],
+) -> ApiRequest[list[CreateTasksItem]] | list[CreateTasksItem]:
+    """The batch request, or the results themselves when every item was refused before sending.
+
+    An item the checks refuse gets its error in place and is not sent; the answer's `index`
+    (a position among the items sent) is mapped back to the caller's index.
+    """
+    results: list[CreateTasksItem | None] = [None] * len(tasks)
+    bodies: list[dict[str, Any]] = []
+    sent: list[int] = []  # sent[position in bodies] = index in tasks
+    for index, task in enumerate(tasks):
+        try:
+            bodies.append(_create_body(task))
+            sent.append(index)
+        except DelayedTaskError as exc:
+            results[index] = CreateTasksItem(index=index, task_id=task.task_id, error=exc)
+    if tasks and not bodies:
+        return [item for item in results if item is not None]
+
+    def decode(status: int, data: Any, request_id: str | None) -> list[CreateTasksItem]:
+        filled = list(results)
+        for entry in data["results"]:
+            position = entry["index"]
+            if not isinstance(position, int) or not 0 <= position < len(sent):
+                continue
+            index, task_id = sent[position], bodies[position]["taskId"]
+            if "error" in entry:
+                error = error_from_json(entry["error"], entry["status"], request_id)
+                filled[index] = CreateTasksItem(index=index, task_id=task_id, error=error)
+            else:
+                task = Task.from_json(entry["task"])
+                created = entry["status"] == 201
+                filled[index] = CreateTasksItem(
+                    index=index, task_id=task_id, task=task, created=created
+                )
+        for position, index in enumerate(sent):
+            if filled[index] is None:
+                error = make_error(
+                    ErrorCode.UNKNOWN,
+                    "the response has no result for this item",
+                    status=status,
+                    request_id=request_id,
+                )
+                filled[index] = CreateTasksItem(
+                    index=index, task_id=bodies[position]["taskId"], error=error
+                )
+        return [item for item in filled if item is not None]
+
+    return ApiRequest("POST", f"{TASKS_PATH}/batch", {}, {"tasks": bodies}, decode)
 
 
 def get_request(task_id: str) -> ApiRequest[Task]:
@@ -139,7 +203,9 @@ def list_request(
             {}, status=status, task_type=task_type, page_size=page_size, page_token=page_token
         ).items()
     }
-    return ApiRequest("GET", TASKS_PATH, query, None, lambda _s, data: TaskPage.from_json(data))
+    return ApiRequest(
+        "GET", TASKS_PATH, query, None, lambda _s, data, _rid: TaskPage.from_json(data)
+    )
 
 
 def reschedule_request(
@@ -234,8 +300,8 @@ class ClientCore:
             raise error_from_response(outcome)
         try:
             data = json.loads(outcome.content)
-            return request.decode(outcome.status_code, data)
-        except (ValueError, TypeError, AttributeError) as exc:
+            return request.decode(outcome.status_code, data, outcome.headers.get(REQUEST_ID_HEADER))
+        except (ValueError, TypeError, AttributeError, KeyError) as exc:
             raise DelayedTaskError(
                 ErrorCode.UNKNOWN,
                 f"HTTP {outcome.status_code}: the answer is not the expected JSON ({exc})",

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from delayed_tasks import Client, DelayedTaskError, RetryPolicy
+from delayed_tasks import Client, CreateTasksItem, DelayedTaskError, NewTask, RetryPolicy
 
 from ..wire import camel, mismatches, to_wire
 from .stub import Recorded, stub_server
@@ -35,6 +35,9 @@ def call(client: Client, operation: str, given: dict[str, Any]) -> Any:
     match operation:
         case "create":
             return client.create(**kwargs)
+        case "createTasks":
+            tasks = [NewTask(**{snake(k): v for k, v in t.items()}) for t in kwargs["tasks"]]
+            return [batch_item(item) for item in client.create_tasks(tasks)]
         case "get" | "cancel":
             return getattr(client, operation)(kwargs.pop("task_id"), **kwargs)
         case "reschedule" | "replay":
@@ -44,6 +47,22 @@ def call(client: Client, operation: str, given: dict[str, Any]) -> Any:
         case "listAll":
             return {"tasks": list(client.list_all(**kwargs))}
     raise AssertionError(f"unknown operation {operation}")
+
+
+def batch_item(item: CreateTasksItem) -> dict[str, Any]:
+    """One result of `create_tasks` as the vectors write it (the error as its fields)."""
+    wire: dict[str, Any] = {"index": item.index, "taskId": item.task_id}
+    if item.error is None:
+        wire.update(created=item.created, task=to_wire(item.task))
+    else:
+        error = item.error
+        wire["error"] = {
+            "code": error.code,
+            "status": error.status or 0,
+            "details": [{"field": d.field, "reason": d.reason} for d in error.details],
+            "requestId": error.request_id,
+        }
+    return wire
 
 
 def body_mismatches(expected: Any, actual: Any, uuids: dict[str, str], path: str) -> list[str]:

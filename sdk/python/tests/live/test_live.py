@@ -6,12 +6,22 @@ import base64
 import os
 import queue
 import time
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
 
-from delayed_tasks import AsyncClient, Client, Task, TaskConflictError, TaskStatus
+from delayed_tasks import (
+    AsyncClient,
+    Client,
+    InvalidArgumentError,
+    NewTask,
+    Task,
+    TaskConflictError,
+    TaskNotFoundError,
+    TaskStatus,
+)
 
 from .conftest import Receiver, serve_receiver
 
@@ -150,3 +160,38 @@ def test_a_callback_signed_with_another_secret_never_reaches_the_handler(
         assert failed.last_error.status_code == 401  # permanent: the signature did not match
         with pytest.raises(queue.Empty):
             receiver.delivered.get_nowait()
+
+
+def test_create_tasks_answers_each_item_in_order(client: Client, run_id: str) -> None:
+    item = NewTask(
+        task_type="sdk.py",
+        payload={"n": 1},
+        delay_seconds=timedelta(hours=1),
+        callback_url="http://127.0.0.1:9/never",
+    )
+    a, c = f"py-{run_id}-batch-a", f"py-{run_id}-batch-c"
+    results = client.create_tasks(
+        [
+            replace(item, task_id=a),
+            item,
+            replace(item, task_id=c, task_type="Not A Type!"),
+            replace(item, task_id=a, payload={"n": 2}),
+        ]
+    )
+    outcomes = [(r.index, r.created, r.error and (type(r.error), r.error.status)) for r in results]
+    assert outcomes == [
+        (0, True, None),
+        (1, True, None),
+        (2, None, (InvalidArgumentError, 400)),
+        (3, None, (TaskConflictError, 409)),
+    ]
+    generated = results[1].task_id
+    assert generated is not None
+    assert client.get(generated).status == TaskStatus.SCHEDULED
+    with pytest.raises(TaskNotFoundError):
+        client.get(c)
+    [again] = client.create_tasks([replace(item, task_id=a)])
+    assert again.ok
+    assert again.created is False
+    for task_id in (a, generated):
+        client.cancel(task_id)

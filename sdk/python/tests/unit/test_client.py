@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import uuid
 from collections.abc import Callable, Iterator
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta, timezone
 from typing import Any
 
@@ -16,6 +17,7 @@ from delayed_tasks import (
     Client,
     DelayedTaskError,
     InvalidArgumentError,
+    NewTask,
     RetryPolicy,
     TaskConflictError,
     TaskNotFoundError,
@@ -350,3 +352,60 @@ def test_a_given_http_client_is_used_and_left_open() -> None:
     http.close()
     with pytest.raises(ValueError, match="not both"):
         Client("http://x", http_client=http, transport=httpx.MockTransport(rec))
+
+
+def test_create_tasks_retries_a_network_error_with_the_same_generated_ids() -> None:
+    rec = Recorder(
+        httpx.ConnectError("refused"),
+        httpx.Response(200, json={"results": [{"index": 0, "status": 201, "task": TASK}]}),
+    )
+    [item] = client(rec).create_tasks([NewTask(task_type="t", payload={}, delay_seconds=1)])
+    first, second = rec.bodies()
+    assert first == second
+    assert item.ok
+    assert item.created
+    assert item.task_id == first["tasks"][0]["taskId"]
+    assert uuid.UUID(item.task_id).version == 4
+
+
+def test_create_tasks_items_carry_the_exception_class_of_their_code() -> None:
+    answer = {
+        "results": [
+            {"index": 1, "status": 409, "error": {"code": "TASK_CONFLICT", "message": "m"}},
+            {"index": 2, "status": 503, "error": {"code": "UNAVAILABLE", "message": "m"}},
+        ]
+    }
+    rec = Recorder(httpx.Response(200, json=answer, headers={"x-request-id": "r-1"}))
+    spec = NewTask(task_type="t", payload={}, delay_seconds=1)
+    items = client(rec).create_tasks([replace(spec, task_id=f"b-{i}") for i in range(3)])
+    assert [(i.task_id, type(i.error), i.error and i.error.status) for i in items] == [
+        ("b-0", DelayedTaskError, 200),
+        ("b-1", TaskConflictError, 409),
+        ("b-2", UnavailableError, 503),
+    ]
+    assert items[0].error is not None
+    assert items[0].error.code == "UNKNOWN"
+    assert all(i.error is not None and i.error.request_id == "r-1" for i in items)
+    assert len(rec.requests) == 1  # an item answered 503 is not re-sent by the SDK
+
+
+@pytest.mark.anyio
+async def test_async_create_tasks_refuses_bad_items_before_sending() -> None:
+    rec = Recorder(
+        httpx.Response(200, json={"results": [{"index": 0, "status": 201, "task": TASK}]})
+    )
+    async with AsyncClient(
+        "http://dts.test", transport=httpx.MockTransport(rec), retry=NO_WAIT
+    ) as c:
+        items = await c.create_tasks(
+            [
+                NewTask(task_type="t", payload={"x": float("inf")}, delay_seconds=1, task_id="a"),
+                NewTask(task_type="t", payload={}, delay_seconds=1, task_id="b"),
+            ]
+        )
+    assert isinstance(items[0].error, InvalidArgumentError)
+    assert items[0].error.status is None
+    assert [d.field for d in items[0].error.details] == ["payload.x"]
+    assert items[1].created
+    assert items[1].task_id == "b"
+    assert [t["taskId"] for t in rec.bodies()[0]["tasks"]] == ["b"]

@@ -90,6 +90,48 @@ describe('DelayedTasksClient transport', () => {
     });
   });
 
+  it('retries a batch after a dropped connection with the same generated task ids', async () => {
+    const bodies: string[] = [];
+    const fetchSpy: typeof fetch = async (_input, init) => {
+      bodies.push(String(init?.body));
+      if (bodies.length === 1) throw new TypeError('fetch failed');
+      return new Response(JSON.stringify({ results: [{ index: 0, status: 201, task: { taskId: 'x' } }] }), {
+        status: 200,
+      });
+    };
+    const client = new DelayedTasksClient({
+      baseUrl: 'http://svc.test',
+      fetch: fetchSpy,
+      retry: fastRetries,
+    });
+    const [item] = await client.createTasks([{ taskType: 't', payload: {}, delaySeconds: 1 }]);
+    expect(bodies).toHaveLength(2);
+    expect(bodies[1]).toBe(bodies[0]);
+    const sentId = (JSON.parse(bodies[0] ?? '{}') as { tasks: Array<{ taskId: string }> }).tasks[0]?.taskId;
+    expect(item).toMatchObject({ index: 0, taskId: sentId, created: true });
+  });
+
+  it('gives an item the response left out an UNKNOWN error instead of dropping it', async () => {
+    const fetchSpy: typeof fetch = async () =>
+      new Response(
+        JSON.stringify({ results: [{ index: 1, status: 409, error: { code: 'TASK_CONFLICT' } }] }),
+        {
+          status: 200,
+          headers: { 'x-request-id': 'r-1' },
+        },
+      );
+    const client = new DelayedTasksClient({ baseUrl: 'http://svc.test', fetch: fetchSpy });
+    const input = { taskType: 't', payload: {}, delaySeconds: 1 };
+    const results = await client.createTasks([
+      { ...input, taskId: 'a' },
+      { ...input, taskId: 'b' },
+    ]);
+    expect(results.map((r) => [r.taskId, r.error?.code, r.error?.status, r.error?.requestId])).toEqual([
+      ['a', 'UNKNOWN', 200, 'r-1'],
+      ['b', 'TASK_CONFLICT', 409, 'r-1'],
+    ]);
+  });
+
   it('keeps SDK_VERSION equal to package.json', () => {
     const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
       version: string;

@@ -1,8 +1,13 @@
 package dev.delayedtasks.client;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.UUID;
@@ -46,9 +51,80 @@ public final class DelayedTasksClient {
    */
   public CreateResult create(CreateTaskRequest request) {
     Objects.requireNonNull(request, "request");
-    String taskId = request.taskId() != null ? request.taskId() : UUID.randomUUID().toString();
-    Transport.Answer answer = transport.send("POST", TASKS, Map.of(), request.toBody(taskId));
+    Transport.Answer answer = transport.send("POST", TASKS, Map.of(), body(request));
     return new CreateResult(Task.from(answer.body()), answer.status() == 201);
+  }
+
+  /**
+   * Creates up to 100 tasks in one request ({@code POST /api/v1/tasks/batch}) and returns one
+   * {@link CreateTasksItem} per request, in order: the task, or the exception a single {@link
+   * #create} of that item would throw. An item refused by the checks before sending gets its {@code
+   * INVALID_ARGUMENT} (status 0) and is not sent; the others still are.
+   *
+   * <p>Task ids are generated before the first attempt, so the whole request is retried like a
+   * create (503, 429, network errors); an item answered with its own error is never re-sent. A
+   * failure of the whole request (401, 403, a 400 for the list itself, other 5xx) is thrown.
+   */
+  public List<CreateTasksItem> createTasks(List<CreateTaskRequest> requests) {
+    Objects.requireNonNull(requests, "requests");
+    CreateTasksItem[] results = new CreateTasksItem[requests.size()];
+    ArrayNode bodies = Payloads.newObject().arrayNode();
+    List<Integer> sent = new ArrayList<>(); // sent.get(position in bodies) = index in requests
+    for (int i = 0; i < requests.size(); i++) {
+      CreateTaskRequest request = Objects.requireNonNull(requests.get(i), "requests[" + i + "]");
+      try {
+        bodies.add(body(request));
+        sent.add(i);
+      } catch (DelayedTaskException e) {
+        results[i] = CreateTasksItem.failed(i, request.taskId(), e);
+      }
+    }
+    if (!requests.isEmpty() && sent.isEmpty()) {
+      return List.of(results);
+    }
+    ObjectNode envelope = Payloads.newObject();
+    envelope.set("tasks", bodies);
+    Transport.Answer answer = transport.send("POST", TASKS + "/batch", Map.of(), envelope);
+    for (JsonNode item : answer.body().path("results")) {
+      int position = item.path("index").asInt(-1);
+      if (position < 0 || position >= sent.size()) {
+        continue;
+      }
+      int index = sent.get(position);
+      String taskId = bodies.get(position).path("taskId").asText();
+      int status = item.path("status").asInt();
+      results[index] =
+          item.hasNonNull("error")
+              ? CreateTasksItem.failed(
+                  index,
+                  taskId,
+                  Transport.errorFrom(
+                      item.get("error"), status, answer.requestId(), "HTTP " + status))
+              : CreateTasksItem.succeeded(
+                  index, taskId, Task.from(item.path("task")), status == 201);
+    }
+    for (int position = 0; position < sent.size(); position++) {
+      int index = sent.get(position);
+      if (results[index] == null) {
+        DelayedTaskException missing =
+            new DelayedTaskException(
+                ErrorCode.UNKNOWN.name(),
+                "the response has no result for this item",
+                answer.status(),
+                List.of(),
+                answer.requestId(),
+                null);
+        results[index] =
+            CreateTasksItem.failed(index, bodies.get(position).path("taskId").asText(), missing);
+      }
+    }
+    return List.of(results);
+  }
+
+  /** The wire body; a UUID is generated when the request has no task id. Checks first. */
+  private static ObjectNode body(CreateTaskRequest request) {
+    return request.toBody(
+        request.taskId() != null ? request.taskId() : UUID.randomUUID().toString());
   }
 
   /** The task, closed ones included. */

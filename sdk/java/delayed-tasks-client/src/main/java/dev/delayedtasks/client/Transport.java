@@ -23,8 +23,8 @@ final class Transport {
     void sleep(Duration duration) throws InterruptedException;
   }
 
-  /** A successful (2xx) answer. */
-  record Answer(int status, JsonNode body) {}
+  /** A successful (2xx) answer and its {@code x-request-id} (null when absent). */
+  record Answer(int status, JsonNode body, String requestId) {}
 
   private static final String REQUEST_ID_HEADER = "x-request-id";
 
@@ -74,7 +74,7 @@ final class Transport {
       }
       int status = response.statusCode();
       if (status >= 200 && status < 300) {
-        return new Answer(status, parseSuccess(response));
+        return new Answer(status, parseSuccess(response), requestId(response));
       }
       if ((status == 429 || status == 503) && mayRetry) {
         pause(attempt + 1, retryAfter(response));
@@ -173,16 +173,20 @@ final class Transport {
     } catch (IOException e) {
       error = null;
     }
+    String text = new String(response.body(), StandardCharsets.UTF_8);
+    String snippet = text.length() > 200 ? text.substring(0, 200) + "..." : text;
+    return errorFrom(error, status, requestId, "HTTP " + status + ": " + snippet);
+  }
+
+  /**
+   * The API's {@code {code, message, details}} (of an answer, or of one batch item) as the
+   * exception; {@code UNKNOWN} with {@code fallback} as message when it is not that shape.
+   */
+  static DelayedTaskException errorFrom(
+      JsonNode error, int status, String requestId, String fallback) {
     if (error == null || !error.path("code").isTextual()) {
-      String text = new String(response.body(), StandardCharsets.UTF_8);
-      String snippet = text.length() > 200 ? text.substring(0, 200) + "..." : text;
       return new DelayedTaskException(
-          ErrorCode.UNKNOWN.name(),
-          "HTTP " + status + ": " + snippet,
-          status,
-          List.of(),
-          requestId,
-          null);
+          ErrorCode.UNKNOWN.name(), fallback, status, List.of(), requestId, null);
     }
     List<ErrorDetail> details = new ArrayList<>();
     for (JsonNode detail : error.path("details")) {

@@ -47,7 +47,7 @@ import org.junit.jupiter.api.TestFactory;
  */
 class ConformanceTest {
   private static final Set<String> OPERATIONS =
-      Set.of("create", "get", "cancel", "list", "listAll", "reschedule", "replay");
+      Set.of("create", "createTasks", "get", "cancel", "list", "listAll", "reschedule", "replay");
 
   private static Path root() {
     return Path.of(System.getProperty("conformance.dir", "../../../conformance")).normalize();
@@ -257,6 +257,7 @@ class ConformanceTest {
                   "payloadVersion",
                   "traceId",
                   "priority");
+          case "createTasks" -> Set.of("tasks");
           case "get", "cancel" -> Set.of("taskId");
           case "list", "listAll" -> Set.of("status", "taskType", "pageSize", "pageToken");
           case "reschedule" -> Set.of("taskId", "delaySeconds", "executeAt");
@@ -268,6 +269,11 @@ class ConformanceTest {
     input.fieldNames().forEachRemaining(f -> assertTrue(known.contains(f), "unknown input " + f));
     return switch (operation) {
       case "create" -> client.create(createRequest(input));
+      case "createTasks" -> {
+        List<CreateTaskRequest> requests = new ArrayList<>();
+        input.path("tasks").forEach(item -> requests.add(createRequest(item)));
+        yield new Batch(client.createTasks(requests));
+      }
       case "get" -> client.get(input.path("taskId").asText());
       case "cancel" -> client.cancel(input.path("taskId").asText());
       case "list" -> client.list(listRequest(input));
@@ -534,6 +540,9 @@ class ConformanceTest {
   /** Every item of a drained {@code listAll}. */
   private record Drained(List<TaskSummary> tasks) {}
 
+  /** The items of {@code createTasks}, compared as the vectors' array. */
+  private record Batch(List<CreateTasksItem> items) {}
+
   /** The fields {@code want} lists, compared by value; times as instants. */
   static void assertSubset(JsonNode want, JsonNode got, String where) {
     if (want.isObject() && want.size() == 1 && want.has("$int")) {
@@ -660,6 +669,29 @@ class ConformanceTest {
       }
       if (result instanceof Task t) {
         return task(t);
+      }
+      if (result instanceof Batch batch) {
+        ArrayNode out = JsonNodeFactory.instance.arrayNode();
+        for (CreateTasksItem item : batch.items()) {
+          ObjectNode node = out.addObject();
+          node.put("index", item.index());
+          node.put("taskId", item.taskId());
+          if (item.isSuccess()) {
+            node.put("created", item.created());
+            node.set("task", task(item.task()));
+          } else {
+            DelayedTaskException e = item.error();
+            ObjectNode error = node.putObject("error");
+            error.put("code", e.rawCode());
+            error.put("status", e.status());
+            ArrayNode details = error.putArray("details");
+            e.details()
+                .forEach(
+                    d -> details.addObject().put("field", d.field()).put("reason", d.reason()));
+            error.put("requestId", e.requestId());
+          }
+        }
+        return out;
       }
       if (result instanceof TaskPage p) {
         ObjectNode out = JsonNodeFactory.instance.objectNode();

@@ -168,6 +168,49 @@ class DelayedTasksClientTest {
   }
 
   @Test
+  void createTasksRetriesTheWholeRequestWithTheSameGeneratedIds() throws IOException {
+    stub.enqueueJson(503, "{\"error\":{\"code\":\"UNAVAILABLE\",\"message\":\"down\"}}")
+        .enqueueJson(
+            200,
+            "{\"results\":[{\"index\":0,\"status\":201,\"task\":"
+                + Fixtures.task("x", "SCHEDULED")
+                + "}]}");
+
+    List<CreateTasksItem> items = client().createTasks(List.of(order().build()));
+
+    List<StubServer.Recorded> requests = stub.requests();
+    assertEquals(2, requests.size());
+    assertEquals(body(requests.get(0)), body(requests.get(1)));
+    String sent = body(requests.get(0)).path("tasks").get(0).path("taskId").asText();
+    assertEquals(4, UUID.fromString(sent).version());
+    assertTrue(items.get(0).isSuccess());
+    assertTrue(items.get(0).created());
+    assertEquals(sent, items.get(0).taskId());
+  }
+
+  @Test
+  void createTasksGivesAnItemTheAnswerLeftOutAnUnknownError() {
+    stub.enqueue(
+        new StubServer.Canned(
+            200,
+            Map.of("content-type", "application/json", "x-request-id", "r-1"),
+            ("{\"results\":[{\"index\":1,\"status\":409,"
+                    + "\"error\":{\"code\":\"TASK_CONFLICT\",\"message\":\"m\"}}]}")
+                .getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+
+    List<CreateTasksItem> items =
+        client().createTasks(List.of(order().taskId("a").build(), order().taskId("b").build()));
+
+    assertEquals(ErrorCode.UNKNOWN, items.get(0).error().code());
+    assertEquals(200, items.get(0).error().status());
+    assertEquals("a", items.get(0).taskId());
+    assertEquals(ErrorCode.TASK_CONFLICT, items.get(1).error().code());
+    assertEquals(409, items.get(1).error().status());
+    assertEquals("r-1", items.get(1).error().requestId());
+    assertNull(items.get(1).task());
+  }
+
+  @Test
   void givesUpAfterThreeRetriesWithTheLastError() {
     for (int i = 0; i < 4; i++) {
       stub.enqueueJson(503, "{\"error\":{\"code\":\"UNAVAILABLE\",\"message\":\"down\"}}");

@@ -10,6 +10,7 @@ import static org.junit.jupiter.api.Assertions.fail;
 import com.sun.net.httpserver.HttpServer;
 import dev.delayedtasks.client.CreateResult;
 import dev.delayedtasks.client.CreateTaskRequest;
+import dev.delayedtasks.client.CreateTasksItem;
 import dev.delayedtasks.client.DelayedTaskException;
 import dev.delayedtasks.client.DelayedTasksClient;
 import dev.delayedtasks.client.ErrorCode;
@@ -179,6 +180,49 @@ class LiveScenariosIT {
 
     assertEquals(TaskStatus.CANCELLED, client.cancel(taskId).status());
     assertEquals(TaskStatus.CANCELLED, client.get(taskId).status());
+  }
+
+  @Test
+  void createTasksAnswersEachItemInOrder() {
+    String a = id("batch-a");
+    String c = id("batch-c");
+    CreateTaskRequest generatedId =
+        CreateTaskRequest.builder()
+            .taskType("java.live.later")
+            .payload(Map.of("orderId", "generated"))
+            .delaySeconds(Duration.ofHours(1))
+            .callbackUrl(callbackUrl)
+            .build();
+    List<CreateTasksItem> items =
+        client.createTasks(
+            List.of(
+                later(a).build(),
+                generatedId,
+                later(c).taskType("Not A Type!").build(),
+                later(a).payload(Map.of("orderId", "other")).build()));
+
+    assertEquals(4, items.size());
+    assertTrue(items.get(0).created());
+    assertEquals(a, items.get(0).task().taskId());
+    assertTrue(items.get(1).created());
+    assertEquals(ErrorCode.INVALID_ARGUMENT, items.get(2).error().code());
+    assertEquals(400, items.get(2).error().status());
+    assertEquals(ErrorCode.TASK_CONFLICT, items.get(3).error().code());
+    assertEquals(409, items.get(3).error().status());
+    for (int i = 0; i < items.size(); i++) {
+      assertEquals(i, items.get(i).index());
+    }
+    String generated = items.get(1).taskId();
+    assertEquals(4, UUID.fromString(generated).version());
+    assertEquals(TaskStatus.SCHEDULED, client.get(generated).status());
+    DelayedTaskException absent = assertThrows(DelayedTaskException.class, () -> client.get(c));
+    assertEquals(ErrorCode.TASK_NOT_FOUND, absent.code());
+
+    CreateTasksItem again = client.createTasks(List.of(later(a).build())).get(0);
+    assertTrue(again.isSuccess());
+    assertFalse(again.created());
+    client.cancel(a);
+    client.cancel(generated);
   }
 
   @Test

@@ -1,0 +1,173 @@
+/**
+ * Store bytes per pending task, table by table: `npx tsx bench/store-size.ts [--tasks 1000]
+ * [--start-delay] [--pragma cache_size=-65536 ...]`. Starts a dev server on a SQLite file of its own and
+ * a worker in this process, creates the tasks (due in 30 days) with the direct client exactly as the API
+ * starts them, waits until every first workflow task is done, checkpoints the WAL and reads SQLite's
+ * `dbstat` (the `sqlite3` CLI): bytes per task of each table and index, without the WAL's leftover size
+ * that the `pending` scenario's file-size figure includes. Then completes and deletes nothing: closed
+ * tasks' cost is measured by `--close` (every task cancelled, then the same reading).
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { Client, Connection } from '@temporalio/client';
+import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
+import { taskStartOptions } from '../src/api/task-service.js';
+import { DEV_SERVER_SQLITE_PRAGMAS } from '../src/temporal/dev-server.js';
+import { TASK_WORKFLOW_TYPE } from '../src/shared/constants.js';
+import type { TaskSpec } from '../src/shared/task.js';
+import { Policies } from '../src/policies.js';
+import { createTaskWorkers, runWorkers } from '../src/worker/workers.js';
+import { TemporalDevServer, temporalCli } from './infra/temporal-server.js';
+import { waitUntil } from './infra/wait.js';
+import { Child } from './infra/child.js';
+
+const { values: flags } = parseArgs({
+  options: {
+    tasks: { type: 'string', default: '1000' },
+    'start-delay': { type: 'boolean', default: false },
+    pragma: { type: 'string', multiple: true },
+    close: { type: 'boolean', default: false },
+  },
+});
+
+const root = resolve(import.meta.dirname, '..');
+const tasks = Number(flags.tasks);
+const dir = mkdtempSync(join(tmpdir(), 'store-size-'));
+Runtime.install({ logger: new DefaultLogger('ERROR') });
+
+function dbstat(dbPath: string): Record<string, number> {
+  // A second connection may checkpoint a WAL database while the server holds it open.
+  execFileSync('sqlite3', [dbPath, 'PRAGMA wal_checkpoint(TRUNCATE);'], { stdio: 'ignore' });
+  const out = execFileSync(
+    'sqlite3',
+    [dbPath, '-separator', '\t', 'SELECT name, SUM(pgsize) FROM dbstat GROUP BY name;'],
+    {
+      encoding: 'utf8',
+    },
+  );
+  return Object.fromEntries(
+    out
+      .trim()
+      .split('\n')
+      .map((line) => line.split('\t'))
+      .map(([name, bytes]) => [name!, Number(bytes)]),
+  );
+}
+
+function report(label: string, before: Record<string, number>, after: Record<string, number>): void {
+  const rows = Object.keys(after)
+    .map((name) => [name, (after[name]! - (before[name] ?? 0)) / tasks] as const)
+    .filter(([, perTask]) => perTask >= 50)
+    .sort((a, b) => b[1] - a[1]);
+  const total = rows.reduce((sum, [, perTask]) => sum + perTask, 0);
+  console.log(
+    `\n${label}: ${Math.round(total)} bytes per task (pages of tables and indexes, WAL checkpointed)`,
+  );
+  for (const [name, perTask] of rows) console.log(`  ${name.padEnd(48)} ${Math.round(perTask)}`);
+}
+
+async function main(): Promise<void> {
+  process.on('exit', () => Child.killAll());
+  const server = await TemporalDevServer.start(temporalCli(root), {
+    name: 'store-size',
+    dir,
+    pragmas: flags.pragma ?? DEV_SERVER_SQLITE_PRAGMAS,
+    dynamicConfig: [],
+  });
+  const taskQueue = 'store-size';
+  const native = await NativeConnection.connect({ address: server.address });
+  const workers = await createTaskWorkers({
+    connection: native,
+    namespace: 'default',
+    taskQueue,
+    policies: new Policies({}),
+  });
+  const running = runWorkers(workers);
+  const connection = await Connection.connect({ address: server.address });
+  const client = new Client({ connection });
+  const before = dbstat(server.dbPath);
+  const now = Date.now();
+  const ids: string[] = [];
+  for (let i = 0; i < tasks; i += 50) {
+    await Promise.all(
+      Array.from({ length: Math.min(50, tasks - i) }, (_, j) => {
+        const taskId = `pending-${i + j}`;
+        ids.push(taskId);
+        const spec: TaskSpec = {
+          taskId,
+          owner: 'default',
+          taskType: 'bench.pending',
+          payload: { orderId: `order-${i + j}`, note: 'pending' },
+          payloadVersion: 1,
+          executeAt: new Date(now + 30 * 86_400_000).toISOString(),
+          callbackUrl: 'http://127.0.0.1:9/callback',
+          maxRetries: 3,
+          timeoutMs: 30_000,
+          traceId: null,
+          priority: 3,
+          createdAt: new Date(now).toISOString(),
+          callbackTaskQueue: `${taskQueue}.callbacks._default`,
+        };
+        return client.workflow.start(
+          TASK_WORKFLOW_TYPE,
+          taskStartOptions(
+            spec,
+            'x'.repeat(64),
+            taskQueue,
+            'REJECT_DUPLICATE',
+            flags['start-delay'] ? Date.now() : undefined,
+          ),
+        );
+      }),
+    );
+  }
+  // Every first workflow task done (without a start delay: a timer each), nothing left to dispatch.
+  await waitUntil(
+    async () => {
+      const { count } = await client.workflow.count(`TaskQueue = '${taskQueue}'`);
+      if (count < tasks) return false;
+      if (flags['start-delay']) return true;
+      const history = await client.workflow.getHandle(ids.at(-1)!).fetchHistory();
+      return (history.events ?? []).some((event) => event.timerStartedEventAttributes);
+    },
+    { timeoutMs: 300_000, intervalMs: 1000, what: 'every task to be waiting' },
+  );
+  await new Promise((r) => setTimeout(r, 3000));
+  const pending = dbstat(server.dbPath);
+  report(
+    `${tasks} pending tasks, ${flags['start-delay'] ? 'start delay' : 'first-run timer'}`,
+    before,
+    pending,
+  );
+  if (flags.close) {
+    // A cancel request runs a start-delayed workflow at once, as it does one waiting on its timer.
+    for (let i = 0; i < ids.length; i += 50)
+      await Promise.all(ids.slice(i, i + 50).map((id) => client.workflow.getHandle(id).cancel()));
+    await waitUntil(
+      async () =>
+        (await client.workflow.count(`TaskQueue = '${taskQueue}' AND ExecutionStatus = 'Running'`)).count ===
+        0,
+      { timeoutMs: 300_000, intervalMs: 1000, what: 'every task to be closed' },
+    );
+    await new Promise((r) => setTimeout(r, 3000));
+    report(
+      `the same ${tasks} tasks closed (CANCELLED), kept for the namespace's retention`,
+      before,
+      dbstat(server.dbPath),
+    );
+  }
+  for (const worker of workers) worker.shutdown();
+  await running;
+  await connection.close();
+  await native.close();
+  await server.stop();
+  rmSync(dir, { recursive: true, force: true });
+}
+
+main().catch((err: unknown) => {
+  console.error(err);
+  process.exit(1);
+});

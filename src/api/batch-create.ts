@@ -1,0 +1,87 @@
+/**
+ * Batch create: each item of `POST /api/v1/tasks/batch` goes through exactly what a single create
+ * of it goes through (number check, the create body's JSON Schema, TaskService.prepare and commit),
+ * and gets its own answer. Items run concurrently up to a bound; items with the same taskId run in
+ * request order, so the second one is an idempotent repeat or a conflict.
+ */
+import type { TaskAccess } from '../auth/principal.js';
+import { createAjv, toFieldProblems } from '../validation.js';
+import { ApiError, ErrorCode, schemaViolation } from './errors.js';
+import { checkNumbers } from './json-body.js';
+import { CreateTaskBodySchema, type CreateTaskBody } from './schemas/tasks.js';
+import type { CreateResult, TaskService } from './task-service.js';
+import { toApiError } from './temporal-errors.js';
+
+/** Items of one request being prepared or started at once. */
+export const BATCH_CREATE_CONCURRENCY = 16;
+
+/** The single-create body's schema, compiled with the options the API validates bodies with. */
+const validateItem = createAjv().compile<CreateTaskBody>(CreateTaskBodySchema);
+
+export type ItemOutcome =
+  { index: number; item: unknown; result: CreateResult } | { index: number; item: unknown; error: ApiError };
+
+/**
+ * Creates every item for `access`, in request order as far as same-id items are concerned.
+ * When an item finds Temporal unreachable before any item of the request has reached it, the items
+ * that have not tried yet answer 503 at once rather than each waiting out the deadline (like every
+ * 503 item, they created nothing). Once Temporal has answered an item, an overloaded server's
+ * timeout on one item does not fail the others: each has its own deadline.
+ */
+export async function createBatch(
+  tasks: Pick<TaskService, 'prepare' | 'commit'>,
+  access: TaskAccess,
+  items: readonly unknown[],
+  concurrency = BATCH_CREATE_CONCURRENCY,
+): Promise<ItemOutcome[]> {
+  const done: (() => void)[] = [];
+  const settled = items.map(() => new Promise<void>((resolve) => done.push(resolve)));
+  // Item i waits for the item before it with the same taskId.
+  const lastOfId = new Map<string, number>();
+  const before = items.map((item, i) => {
+    const taskId = (item as { taskId?: unknown } | null)?.taskId;
+    if (typeof taskId !== 'string') return undefined;
+    const previous = lastOfId.get(taskId);
+    lastOfId.set(taskId, i);
+    return previous;
+  });
+  let unavailable: ApiError | undefined;
+  let reached = false;
+
+  const createOne = async (i: number): Promise<CreateResult> => {
+    const item = items[i];
+    checkNumbers(item);
+    if (!validateItem(item)) throw schemaViolation(toFieldProblems(validateItem.errors));
+    const prepared = await tasks.prepare(access, item);
+    const previous = before[i];
+    if (previous !== undefined) await settled[previous];
+    if (unavailable) throw new ApiError(ErrorCode.Unavailable, unavailable.message);
+    try {
+      const result = await tasks.commit(prepared);
+      reached = true;
+      return result;
+    } catch (err) {
+      if (err instanceof ApiError && err.code === ErrorCode.Unavailable) {
+        if (!reached) unavailable ??= err;
+      } else reached = true;
+      throw err;
+    }
+  };
+
+  const outcomes: ItemOutcome[] = new Array(items.length);
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < items.length) {
+      const i = next++;
+      try {
+        outcomes[i] = { index: i, item: items[i], result: await createOne(i) };
+      } catch (err) {
+        outcomes[i] = { index: i, item: items[i], error: toApiError(err) };
+      } finally {
+        done[i]!();
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(concurrency, items.length) }, worker));
+  return outcomes;
+}

@@ -1,0 +1,194 @@
+/**
+ * TASK_START_DELAY=true: a task's workflow is started with a start delay up to its due time and runs
+ * no workflow task before then. What the server does with such a workflow (checked here on the real
+ * dev server): it refuses queries ("Workflow task is not scheduled yet"), a plain signal only waits in
+ * history, while signal-with-start, an update and a cancel request run the workflow at once. Every
+ * behaviour of the API must hold all the same: status, idempotent create, list, cancel (API, CLI
+ * cancel, CLI signal), reschedule earlier and later, replay.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { isNotStartedYet } from '../../src/api/temporal-errors.js';
+import { statusQuery } from '../../src/workflows/delayed-task.js';
+import { Harness } from '../helpers/harness.js';
+import { uniqueId, waitForList, waitForStatus } from '../helpers/tasks.js';
+import { historyEventTypes, temporalOk } from '../helpers/temporal-cli.js';
+
+let h: Harness;
+beforeAll(async () => {
+  h = await Harness.start({ env: { TASK_START_DELAY: 'true' } });
+});
+afterAll(async () => {
+  await h?.stop();
+});
+
+const STARTED = 'EVENT_TYPE_WORKFLOW_EXECUTION_STARTED';
+const count = (events: string[], type: string) => events.filter((event) => event === type).length;
+
+async function createTask(prefix: string, fields: Record<string, unknown>, taskType = h.taskType(prefix)) {
+  const body = {
+    taskType,
+    taskId: uniqueId(prefix),
+    payload: { prefix },
+    callbackUrl: h.receiver.url,
+    ...fields,
+  };
+  const created = await h.create(body);
+  expect(created.status).toBe(201);
+  return { body, task: created.task, taskId: created.task.taskId };
+}
+
+describe('a task that is not due yet', () => {
+  it('has run no workflow task; GET, a repeated create and the list answer from what the server holds', async () => {
+    const { body, task, taskId } = await createTask('waiting', { delaySeconds: 60, maxRetries: 7 });
+    expect(await historyEventTypes(taskId)).toEqual([STARTED]);
+
+    // The server refuses a query until the first workflow task: the API reads the start input instead.
+    const refused = await h.client.workflow
+      .getHandle(taskId)
+      .query(statusQuery)
+      .then(
+        () => undefined,
+        (err: unknown) => err,
+      );
+    expect(isNotStartedYet(refused)).toBe(true);
+    const got = await h.get(taskId);
+    expect(got.status).toBe(200);
+    expect(got.body).toEqual(task);
+
+    const again = await h.create(body);
+    expect(again.status).toBe(200);
+    expect(again.task).toEqual(task);
+    const other = await h.create({ ...body, payload: { other: true } });
+    expect(other.status).toBe(409);
+    expect((other.raw as { error: { code: string } }).error.code).toBe('TASK_CONFLICT');
+
+    const listed = await waitForList(
+      h,
+      { status: 'SCHEDULED', taskType: body.taskType },
+      (tasks) => tasks.some((t) => t.taskId === taskId),
+      'the waiting task in the SCHEDULED list',
+    );
+    expect(listed.find((t) => t.taskId === taskId)).toMatchObject({
+      status: 'SCHEDULED',
+      executeAt: task.executeAt,
+    });
+    // None of this woke the workflow.
+    expect(await historyEventTypes(taskId)).toEqual([STARTED]);
+  });
+
+  it('fires at its time with one workflow task and no timer fewer than a task started at once', async () => {
+    const { task, taskId } = await createTask('due', { delaySeconds: 2 });
+    const [call] = await h.receiver.waitForCalls(taskId, 1);
+    const lagMs = call!.at - Date.parse(task.executeAt);
+    console.log(`start delay: fire lag ${lagMs} ms`);
+    expect(lagMs).toBeGreaterThanOrEqual(0);
+    expect(lagMs).toBeLessThan(10_000);
+    await waitForStatus(h, taskId, 'SUCCEEDED');
+    const events = await historyEventTypes(taskId);
+    // Without a start delay: 3 workflow tasks (start + timer, fire, result) and a timer.
+    expect(count(events, 'EVENT_TYPE_WORKFLOW_TASK_COMPLETED')).toBe(2);
+    expect(count(events, 'EVENT_TYPE_TIMER_STARTED')).toBe(0);
+    expect(h.receiver.callsFor(taskId)).toHaveLength(1);
+  });
+});
+
+describe('cancel before the due time', () => {
+  it('through the API: CANCELLED at once, listed as such, and the run is over (it can never call back)', async () => {
+    const { body, taskId } = await createTask('api', { delaySeconds: 60 });
+    const cancelled = await h.post(`/api/v1/tasks/${taskId}/cancel`);
+    expect(cancelled.status).toBe(200);
+    expect(cancelled.body).toMatchObject({ taskId, status: 'CANCELLED', attempts: 0 });
+    expect(cancelled.body.completedAt).not.toBeNull();
+    expect((await h.get(taskId)).body.status).toBe('CANCELLED');
+    expect((await h.post(`/api/v1/tasks/${taskId}/cancel`)).body.status).toBe('CANCELLED');
+    expect((await h.client.workflow.getHandle(taskId).describe()).status.name).toBe('COMPLETED');
+    await waitForList(
+      h,
+      { status: 'CANCELLED', taskType: body.taskType },
+      (tasks) => tasks.some((t) => t.taskId === taskId),
+      'the cancelled task in the CANCELLED list',
+    );
+    expect(h.receiver.callsFor(taskId)).toHaveLength(0);
+
+    // Replay runs it again as a new run, with a start delay of its own.
+    const replayed = await h.post(`/api/v1/tasks/${taskId}/replay`, { delaySeconds: 1 });
+    expect(replayed.status).toBe(200);
+    expect(replayed.body.status).toBe('SCHEDULED');
+    await h.receiver.waitForCalls(taskId, 1);
+    await waitForStatus(h, taskId, 'SUCCEEDED');
+    expect(h.receiver.callsFor(taskId)).toHaveLength(1);
+  });
+
+  it('temporal workflow cancel: the server runs the workflow at once, which ends CANCELLED', async () => {
+    const { taskId } = await createTask('cli', { delaySeconds: 60 });
+    await temporalOk(['workflow', 'cancel', '-w', taskId]);
+    const cancelled = await waitForStatus(h, taskId, 'CANCELLED', 10_000);
+    expect(cancelled.completedAt).not.toBeNull();
+    expect((await h.client.workflow.getHandle(taskId).describe()).status.name).toBe('CANCELLED');
+  });
+
+  it('a cancel signal (CLI, bulk cancel) counts at once for GET, waits in history, and the workflow honours it at the due time', async () => {
+    const taskType = h.taskType('signal');
+    const { task, taskId } = await createTask('signal', { delaySeconds: 8 }, taskType);
+    const sentinel = await createTask('sentinel', { delaySeconds: 9 }, taskType);
+    await temporalOk(['workflow', 'signal', '-w', taskId, '--name', 'cancel']);
+    expect((await h.get(taskId)).body).toMatchObject({ status: 'CANCELLED', attempts: 0 });
+    // A plain signal does not run the workflow: until the due time, visibility still says SCHEDULED.
+    expect(await historyEventTypes(taskId)).toEqual([STARTED, 'EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED']);
+    expect(Date.now()).toBeLessThan(Date.parse(task.executeAt)); // else the history above proves nothing
+
+    await h.receiver.waitForCalls(sentinel.taskId, 1);
+    await waitForStatus(h, taskId, 'CANCELLED');
+    await waitForList(
+      h,
+      { status: 'CANCELLED', taskType },
+      (tasks) => tasks.some((t) => t.taskId === taskId),
+      'the signalled task in the CANCELLED list',
+    );
+    expect(h.receiver.callsFor(taskId)).toHaveLength(0);
+  });
+});
+
+describe('reschedule before the due time (the update runs the workflow first)', () => {
+  it('later: fires once at the new time', async () => {
+    const { task, taskId } = await createTask('later', { delaySeconds: 1.5 });
+    const moved = await h.post(`/api/v1/tasks/${taskId}/reschedule`, { delaySeconds: 4 });
+    expect(moved.status).toBe(200);
+    expect(moved.body).toMatchObject({ taskId, status: 'SCHEDULED', createdAt: task.createdAt });
+    const newTime = Date.parse(moved.body.executeAt);
+    expect(newTime - Date.parse(task.executeAt)).toBeGreaterThan(2000);
+    const [call] = await h.receiver.waitForCalls(taskId, 1);
+    expect(call!.at).toBeGreaterThanOrEqual(newTime);
+    await waitForStatus(h, taskId, 'SUCCEEDED');
+    expect(h.receiver.callsFor(taskId)).toHaveLength(1);
+  });
+
+  it('earlier: fires once at the new time, long before the old one', async () => {
+    const { taskId } = await createTask('earlier', { delaySeconds: 60 });
+    const executeAt = new Date(Date.now() + 1500).toISOString();
+    const moved = await h.post(`/api/v1/tasks/${taskId}/reschedule`, { executeAt });
+    expect(moved.status).toBe(200);
+    expect(moved.body).toMatchObject({ taskId, status: 'SCHEDULED', executeAt });
+    const [call] = await h.receiver.waitForCalls(taskId, 1);
+    expect(call!.at).toBeGreaterThanOrEqual(Date.parse(executeAt));
+    expect(call!.at - Date.parse(executeAt)).toBeLessThan(10_000);
+    await waitForStatus(h, taskId, 'SUCCEEDED');
+    expect(h.receiver.callsFor(taskId)).toHaveLength(1);
+  });
+
+  it('an invalid time is refused before anything reaches the workflow', async () => {
+    const { taskId } = await createTask('invalid', { delaySeconds: 60 });
+    const refused = await h.post(`/api/v1/tasks/${taskId}/reschedule`, { executeAt: '2026-12-03T10:00:00' });
+    expect(refused.status).toBe(400);
+    expect(await historyEventTypes(taskId)).toEqual([STARTED]);
+  });
+
+  it('a task whose cancel signal waits in history is refused with 409 and stays CANCELLED', async () => {
+    const { taskId } = await createTask('cancelled', { delaySeconds: 60 });
+    await temporalOk(['workflow', 'signal', '-w', taskId, '--name', 'cancel']);
+    const refused = await h.post(`/api/v1/tasks/${taskId}/reschedule`, { delaySeconds: 5 });
+    expect(refused.status).toBe(409);
+    expect(refused.body.error.code).toBe('FAILED_PRECONDITION');
+    expect((await h.get(taskId)).body.status).toBe('CANCELLED');
+  });
+});
