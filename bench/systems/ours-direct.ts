@@ -48,6 +48,7 @@ export class OursDirect implements System {
 
   async create(task: BenchTask): Promise<void> {
     const policy = this.policies.forType(task.taskType)!;
+    const { workflowTaskQueue, ...routing } = Policies.routing(this.stack.taskQueue, policy);
     const { spec, fingerprint } = buildTaskSpec(
       {
         taskId: task.taskId,
@@ -62,7 +63,7 @@ export class OursDirect implements System {
         now: Date.now(),
         limits: this.config.limits,
         policy,
-        callbackTaskQueue: Policies.taskQueue(this.stack.taskQueue, policy),
+        ...routing,
         newTaskId: randomUUID,
         guard: this.guard,
       },
@@ -73,7 +74,7 @@ export class OursDirect implements System {
       taskStartOptions(
         spec,
         fingerprint,
-        this.stack.taskQueue,
+        workflowTaskQueue,
         'REJECT_DUPLICATE',
         this.config.temporal.startDelay ? Date.now() : undefined,
       ),

@@ -198,6 +198,8 @@ export interface CreateContext {
   limits: Limits;
   policy: TaskTypePolicy;
   callbackTaskQueue: string;
+  /** Workflow shape v2: call back with a local activity or not (`Policies.routing`); absent: a pre-v2 input. */
+  localCallback?: boolean;
   newTaskId: () => string;
   /** The SSRF rules; the default one refuses every exception. */
   guard?: CallbackGuard;
@@ -228,6 +230,7 @@ export function buildTaskSpec(
     createdAt: new Date(ctx.now).toISOString(),
     callbackTaskQueue: ctx.callbackTaskQueue,
     retryPolicy: ctx.policy.retry,
+    ...(ctx.localCallback !== undefined ? { localCallback: ctx.localCallback } : {}),
   };
   // A retried create with delaySeconds computes a later executeAt: compare what was asked for.
   const when =

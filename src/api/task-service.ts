@@ -12,14 +12,16 @@ import {
   type Connection,
   type DataConverter,
   type Payload as CommonPayload,
+  type WorkflowHandle,
   type WorkflowStartOptions,
 } from '@temporalio/client';
+import { decodeFromPayloadsAtIndex } from '@temporalio/common/lib/internal-non-workflow/index.js';
 import type { PayloadCodec } from '@temporalio/common';
 import proto, { type temporal } from '@temporalio/proto';
 import { checkTaskAccess, type TaskAccess } from '../auth/principal.js';
 import type { Config } from '../config.js';
 import { Policies, type TaskTypePolicy } from '../policies.js';
-import { SEARCH_ATTRIBUTES, TASK_WORKFLOW_TYPE } from '../shared/constants.js';
+import { SEARCH_ATTRIBUTES, TASK_WORKFLOW_TYPE, typeTaskQueuePrefix } from '../shared/constants.js';
 import { DEFAULT_OWNER, parseWorkflowId, workflowIdOf } from '../shared/owner.js';
 import type { TaskError, TaskSpec, TaskState, TaskStatus } from '../shared/task.js';
 import { initialTaskState, ownerOf, TASK_STATUSES } from '../shared/task.js';
@@ -59,10 +61,12 @@ type Payload = temporal.api.common.v1.IPayload;
 const { WorkflowExecutionStatus, BatchOperationState, ResetReapplyExcludeType, EventType } =
   proto.temporal.api.enums.v1;
 
-/** A task as the API finds it; `waiting`: its workflow has not run yet (start delay), with its input. */
+/** A task as the API finds it; `waiting`: its workflow has not run yet (start delay), with its input;
+ * `busy`: read from the server's record while a callback attempt holds its workflow task. */
 interface Lookup {
   state: TaskState;
   waiting?: TaskSpec;
+  busy?: boolean;
 }
 
 export interface TaskServiceOptions {
@@ -90,6 +94,14 @@ export interface CreateResult {
 
 /** How long a create waits for DNS before leaving the address check to send time. */
 const CREATE_RESOLVE_TIMEOUT_MS = 2_000;
+
+/**
+ * How long a read waits for the workflow's own answer (its status query) before it looks whether the
+ * workflow is busy with a callback attempt. Since workflow shape v2 an attempt runs as a local
+ * activity inside a workflow task, and queries, signals and updates wait until that task ends (the
+ * attempt's end, or the SDK's heartbeat of the task at 80% of its 10 s timeout).
+ */
+const BUSY_PATIENCE_MS = 250;
 
 export class TaskService {
   private readonly client: Client;
@@ -132,12 +144,14 @@ export class TaskService {
   async prepare(access: TaskAccess, body: CreateTaskBody): Promise<PreparedCreate> {
     checkTaskAccess(access, { taskType: body.taskType });
     const policy = this.policyOf(body.taskType);
+    const { callbackTaskQueue, localCallback } = Policies.routing(this.taskQueue, policy);
     const { spec, fingerprint } = buildTaskSpec(body, {
       owner: access.owner,
       now: this.now(),
       limits: this.options.config.limits,
       policy,
-      callbackTaskQueue: Policies.taskQueue(this.taskQueue, policy),
+      callbackTaskQueue,
+      localCallback,
       newTaskId: randomUUID,
       guard: this.guard,
     });
@@ -149,7 +163,7 @@ export class TaskService {
   /** Starts a prepared task's workflow, or answers the existing identical one. */
   async commit({ spec, fingerprint }: PreparedCreate): Promise<CreateResult> {
     try {
-      await this.start(spec, fingerprint, 'REJECT_DUPLICATE');
+      await this.start(spec, fingerprint, workflowQueueOf(spec, this.taskQueue), 'REJECT_DUPLICATE');
       return { task: toTask(initialTaskState(spec)), created: true };
     } catch (err) {
       if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw toApiError(err);
@@ -189,7 +203,7 @@ export class TaskService {
 
   /** Cancels a SCHEDULED or RUNNING task; a CANCELLED one is a no-op; a finished one is a conflict. */
   async cancel(access: TaskAccess, taskId: string): Promise<Task> {
-    const { state, waiting } = await this.lookup(access.owner, taskId);
+    const { state, waiting, busy } = await this.lookup(access.owner, taskId);
     checkTaskAccess(access, { taskType: state.taskType });
     if (state.status === 'CANCELLED') return toTask(state);
     if (state.status === 'SUCCEEDED' || state.status === 'FAILED') {
@@ -206,7 +220,12 @@ export class TaskService {
             ? // A plain signal would wait in history until the start delay is over; signal-with-start
               // runs the workflow now, so the task is CANCELLED at once (a closed run is not restarted).
               this.client.workflow.signalWithStart(TASK_WORKFLOW_TYPE, {
-                ...taskStartOptions(waiting, fingerprintOf(waiting), this.taskQueue, 'REJECT_DUPLICATE'),
+                ...taskStartOptions(
+                  waiting,
+                  fingerprintOf(waiting),
+                  workflowQueueOf(waiting, this.taskQueue),
+                  'REJECT_DUPLICATE',
+                ),
                 signal: cancelSignal,
                 signalArgs: [request],
               })
@@ -221,6 +240,10 @@ export class TaskService {
         throw toApiError(err, taskId);
       return this.cancel(access, taskId);
     }
+    // The server has the signal. A workflow busy with an attempt reads it when the attempt's workflow
+    // task ends, and its handler settles the task CANCELLED before anything else (the attempt's
+    // outcome is dropped, no further attempt follows): answer that now rather than wait for it.
+    if (busy) return toTask(cancelledView(state, this.now()));
     return this.get(access.owner, taskId);
   }
 
@@ -231,13 +254,19 @@ export class TaskService {
       checkTaskAccess(access, { taskType: (await this.state(access.owner, taskId)).taskType });
     }
     try {
-      const state = await this.call(
-        () =>
-          this.client.workflow
-            .getHandle(workflowIdOf(access.owner, taskId))
-            .executeUpdate(rescheduleUpdate, { args: [{ executeAt }] }),
+      const handle = this.client.workflow.getHandle(workflowIdOf(access.owner, taskId));
+      const update = this.call(
+        () => handle.executeUpdate(rescheduleUpdate, { args: [{ executeAt }] }),
         taskId,
       );
+      // An update waits, like a query, while the workflow is busy with an attempt; the validator will
+      // refuse it then without a trace (the task is no longer SCHEDULED): say so now.
+      const state = await this.unlessBusy(update, handle, taskId, (busy) => {
+        throw new ApiError(
+          ErrorCode.FailedPrecondition,
+          `only a SCHEDULED task can be rescheduled; this one is ${busy.status}`,
+        );
+      });
       if (ownerOf(state) !== access.owner) throw taskNotFound(taskId);
       return toTask(state);
     } catch (err) {
@@ -272,6 +301,7 @@ export class TaskService {
     if (body.payload || body.payloadVersion !== undefined)
       checkPayloadSchema(payload, payloadVersion, policy);
     const now = this.now();
+    const { workflowTaskQueue, callbackTaskQueue, localCallback } = Policies.routing(this.taskQueue, policy);
     const spec: TaskSpec = {
       taskId,
       owner: access.owner,
@@ -288,11 +318,12 @@ export class TaskService {
       traceId: previous.traceId,
       priority: previous.priority,
       createdAt: previous.createdAt,
-      callbackTaskQueue: Policies.taskQueue(this.taskQueue, policy),
+      callbackTaskQueue,
       retryPolicy: policy.retry,
+      localCallback,
     };
     try {
-      await this.start(spec, fingerprintOf(spec), 'ALLOW_DUPLICATE');
+      await this.start(spec, fingerprintOf(spec), workflowTaskQueue, 'ALLOW_DUPLICATE');
     } catch (err) {
       if (err instanceof WorkflowExecutionAlreadyStartedError) {
         throw new ApiError(
@@ -444,8 +475,12 @@ export class TaskService {
     return policy;
   }
 
+  /**
+   * This service's tasks: those on the shared workflow queue (started before workflow shape v2) and
+   * those on a task type's own queue (v2).
+   */
   private baseQuery(): string {
-    return `WorkflowType = '${TASK_WORKFLOW_TYPE}' AND TaskQueue = '${this.taskQueue}'`;
+    return `WorkflowType = '${TASK_WORKFLOW_TYPE}' AND (TaskQueue = '${this.taskQueue}' OR TaskQueue STARTS_WITH '${typeTaskQueuePrefix(this.taskQueue)}')`;
   }
 
   private filterQuery(
@@ -494,6 +529,7 @@ export class TaskService {
   private async start(
     spec: TaskSpec,
     fingerprint: string,
+    workflowTaskQueue: string,
     reuse: 'REJECT_DUPLICATE' | 'ALLOW_DUPLICATE',
   ): Promise<void> {
     await this.bounded(() =>
@@ -502,7 +538,7 @@ export class TaskService {
         taskStartOptions(
           spec,
           fingerprint,
-          this.taskQueue,
+          workflowTaskQueue,
           reuse,
           this.options.config.temporal.startDelay ? this.now() : undefined,
         ),
@@ -510,22 +546,23 @@ export class TaskService {
     );
   }
 
-  /** The task `taskId` of `owner`, from its workflow's status query. */
+  /** The task `taskId` of `owner`, from its workflow's status query (see `read`). */
   private async state(owner: string, taskId: string): Promise<TaskState> {
     return (await this.lookup(owner, taskId)).state;
   }
 
   /**
-   * The task `taskId` of `owner`: the workflow's status query, or, while a start delay keeps the
-   * workflow from running (the server refuses queries then), what its history holds so far.
+   * The task `taskId` of `owner`: the workflow's status query; while a start delay keeps the workflow
+   * from running (the server refuses queries then), what its history holds so far; while a callback
+   * attempt holds its workflow task (the query would wait for the attempt), the server's record.
    */
   private async lookup(owner: string, taskId: string): Promise<Lookup> {
     const workflowId = workflowIdOf(owner, taskId);
+    const handle = this.client.workflow.getHandle(workflowId);
+    const query = this.bounded(() => handle.query(statusQuery)).then((state): Lookup => ({ state }));
     let found: Lookup;
     try {
-      found = {
-        state: await this.bounded(() => this.client.workflow.getHandle(workflowId).query(statusQuery)),
-      };
+      found = await this.unlessBusy(query, handle, taskId, (state): Lookup => ({ state, busy: true }));
     } catch (err) {
       if (!isNotStartedYet(err)) throw toApiError(err, taskId);
       found = await this.waitingTask(workflowId, taskId);
@@ -568,6 +605,93 @@ export class TaskService {
       state.completedAt = timestampIso(cancel.eventTime) ?? new Date(this.now()).toISOString();
     }
     return { state, waiting: spec };
+  }
+
+  /**
+   * `call`'s answer, unless it has not come after `BUSY_PATIENCE_MS` and the workflow turns out to be
+   * busy with a callback attempt: then `whenBusy` of the task as the server's record shows it.
+   */
+  private async unlessBusy<T>(
+    call: Promise<T>,
+    handle: WorkflowHandle,
+    taskId: string,
+    whenBusy: (state: TaskState) => T,
+  ): Promise<T> {
+    let timer: NodeJS.Timeout | undefined;
+    const patience = new Promise<'busy?'>((resolve) => {
+      timer = setTimeout(() => resolve('busy?'), BUSY_PATIENCE_MS);
+      timer.unref();
+    });
+    try {
+      const first = await Promise.race([call, patience]);
+      if (first !== 'busy?') return first;
+    } finally {
+      clearTimeout(timer);
+    }
+    const busy = await this.busyState(handle, taskId).catch(() => undefined);
+    if (!busy) return call;
+    call.catch(() => undefined); // answered by now or abandoned: its outcome no longer matters
+    return whenBusy(busy);
+  }
+
+  /**
+   * The task while a workflow task of its open run is in flight past its due time: a callback attempt
+   * running as a local activity (workflow shape v2). Read from the server's record: the input from the
+   * start event, the due time, status RUNNING, the attempt in flight (one more than those recorded)
+   * and the last error of the last retry (memo). Undefined in any other case (not due, closed, or no
+   * workflow task in flight): the caller waits for the workflow's own answer then.
+   */
+  private async busyState(handle: WorkflowHandle, taskId: string): Promise<TaskState | undefined> {
+    const description = await this.call(() => handle.describe(), taskId);
+    if (description.status.name !== 'RUNNING' || description.type !== TASK_WORKFLOW_TYPE) return undefined;
+    const due = description.typedSearchAttributes.get(SEARCH_ATTRIBUTES.executeAt);
+    const recorded = description.typedSearchAttributes.get(SEARCH_ATTRIBUTES.taskStatus);
+    if (!due || due.getTime() > this.now() || (recorded !== 'SCHEDULED' && recorded !== 'RUNNING')) {
+      return undefined;
+    }
+    const { history } = await this.call(
+      () =>
+        this.client.workflowService.getWorkflowExecutionHistory({
+          namespace: this.namespace,
+          execution: { workflowId: description.workflowId, runId: description.runId },
+          maximumPageSize: 1000,
+        }),
+      taskId,
+    );
+    const events = history?.events ?? [];
+    const inFlight = events.at(-1);
+    // An attempt only runs in a workflow task that started at or after the due time: a slow workflow
+    // task that started before it (a loaded worker) is still going to sleep, not calling back.
+    if (
+      inFlight?.eventType !== EventType.EVENT_TYPE_WORKFLOW_TASK_STARTED ||
+      eventTimeMs(inFlight) < due.getTime()
+    ) {
+      return undefined;
+    }
+    const spec = await decodeFromPayloadsAtIndex<TaskSpec>(
+      this.client.options.loadedDataConverter,
+      0,
+      events[0]?.workflowExecutionStartedEventAttributes?.input?.payloads,
+    );
+    const recordedAttempts = events.filter(
+      (event) =>
+        event.eventType === EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED ||
+        (event.eventType === EventType.EVENT_TYPE_MARKER_RECORDED &&
+          event.markerRecordedEventAttributes?.markerName === LOCAL_ACTIVITY_MARKER),
+    ).length;
+    const firedAt = events.find(
+      (event) =>
+        event.eventType === EventType.EVENT_TYPE_WORKFLOW_TASK_STARTED && eventTimeMs(event) >= due.getTime(),
+    );
+    const memoError = description.memo?.lastError as TaskError | null | undefined;
+    return {
+      ...initialTaskState(spec),
+      executeAt: due.toISOString(),
+      status: 'RUNNING',
+      attempts: recordedAttempts + 1,
+      lastError: memoError ?? null,
+      firedAt: firedAt ? new Date(eventTimeMs(firedAt)).toISOString() : null,
+    };
   }
 
   /** Runs matching `query` that are no longer the latest run of their task. */
@@ -689,6 +813,9 @@ export function taskStartOptions(
     taskQueue,
     args: [spec],
     workflowIdReusePolicy: reuse,
+    // Workflow tasks of a saturated type wait on the server in priority order (shape v2: the
+    // callback runs inside them); the callback activity of older tasks carries it as before.
+    priority: { priorityKey: spec.priority },
     typedSearchAttributes: [
       { key: SEARCH_ATTRIBUTES.owner, value: spec.owner },
       { key: SEARCH_ATTRIBUTES.taskType, value: spec.taskType },
@@ -724,8 +851,35 @@ function ownerFilter(owner: string): string {
     : `${attribute} = '${owner}'`;
 }
 
+/**
+ * The workflow task queue of a task: its type's queue for inputs written since workflow shape v2
+ * (the same name as its callback queue), the shared queue for older ones.
+ */
+function workflowQueueOf(spec: TaskSpec, sharedQueue: string): string {
+  return spec.localCallback === undefined ? sharedQueue : spec.callbackTaskQueue;
+}
+
+/** Name of the marker the SDK records for each local activity (a callback attempt of shape v2). */
+const LOCAL_ACTIVITY_MARKER = 'core_local_activity';
+
+function eventTimeMs(event: temporal.api.history.v1.IHistoryEvent): number {
+  const time = event.eventTime;
+  return time?.seconds != null ? Number(time.seconds) * 1000 + Math.floor((time.nanos ?? 0) / 1e6) : 0;
+}
+
+/** The task as its cancel signal settles it, for a workflow that reads the signal after its attempt. */
+function cancelledView(state: TaskState, now: number): TaskState {
+  return { ...state, status: 'CANCELLED', nextAttemptAt: null, completedAt: new Date(now).toISOString() };
+}
+
 function fingerprintOf(spec: TaskSpec): string {
-  const { taskId: _id, createdAt: _created, callbackTaskQueue: _queue, ...rest } = spec;
+  const {
+    taskId: _id,
+    createdAt: _created,
+    callbackTaskQueue: _queue,
+    localCallback: _local,
+    ...rest
+  } = spec;
   return digest(rest);
 }
 

@@ -11,8 +11,26 @@ export const DEFAULT_POLICY_NAME = '_default';
 
 /** Task queue the callbacks of one policy run on: one queue per declared task type, one for the rest. */
 export function callbackTaskQueue(taskQueue: string, policyName: string): string {
-  return `${taskQueue}.callbacks.${policyName}`;
+  return `${typeTaskQueuePrefix(taskQueue)}${policyName}`;
 }
+
+/**
+ * Task queue the task workflows of one policy run on since workflow shape v2: the policy's callback
+ * queue (workflow tasks and activity tasks of one name are separate queues in Temporal), so one
+ * worker per type runs its workflows, their local callbacks and the regular callbacks of older tasks.
+ */
+export const typeWorkflowTaskQueue = callbackTaskQueue;
+
+/** Prefix shared by every per-type queue under a task queue: visibility finds the tasks on all of them. */
+export function typeTaskQueuePrefix(taskQueue: string): string {
+  return `${taskQueue}.callbacks.`;
+}
+
+/** Patch ids of the task workflow's shape changes (`patched()`): never rename or reuse one. */
+export const WORKFLOW_PATCHES = {
+  /** Callback as a local activity when the input asks for it; no RUNNING write before a retry. */
+  shapeV2: 'shape-v2-local-callback',
+} as const;
 
 /** Workflow type name of a task, as Temporal and the CLI show it. */
 export const TASK_WORKFLOW_TYPE = 'delayedTask';

@@ -43,6 +43,13 @@ export interface TaskSpec {
   callbackTaskQueue: string;
   /** The task type's retry schedule; absent in inputs recorded before it existed: today's schedule. */
   retryPolicy?: RetryPolicy;
+  /**
+   * Written since workflow shape v2 (its presence marks a v2 input): true, the callback is a local
+   * activity in the worker that runs the task on its type's queue; false (types with a
+   * `ratePerSecond`, whose server-side rate limit only counts regular activities), a regular
+   * activity on `callbackTaskQueue`. Absent in inputs recorded before v2: a regular activity.
+   */
+  localCallback?: boolean;
 }
 
 export interface TaskError {
@@ -70,7 +77,7 @@ export interface AttemptRecord {
 }
 
 /** The task as it is now: the answer of the workflow's `status` query. */
-export interface TaskState extends Omit<TaskSpec, 'callbackTaskQueue' | 'retryPolicy'> {
+export interface TaskState extends Omit<TaskSpec, 'callbackTaskQueue' | 'retryPolicy' | 'localCallback'> {
   status: TaskStatus;
   attempts: number;
   lastError: TaskError | null;
@@ -97,7 +104,7 @@ export function ownerOf(spec: Pick<TaskSpec, 'owner'>): string {
 
 /** A task as it starts: scheduled, nothing attempted yet. */
 export function initialTaskState(spec: TaskSpec): TaskState {
-  const { callbackTaskQueue: _queue, retryPolicy: _retry, ...fields } = spec;
+  const { callbackTaskQueue: _queue, retryPolicy: _retry, localCallback: _local, ...fields } = spec;
   return {
     ...fields,
     owner: ownerOf(spec),

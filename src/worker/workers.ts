@@ -1,7 +1,7 @@
 /**
- * The Temporal workers of one worker process: one for the task workflows, and one callback worker
- * per task-type policy, each on its own task queue with its own slots and rate limit, so that a
- * slow type cannot hold back another type's callbacks.
+ * The Temporal workers of one worker process: one per task-type policy, each on its type's own task
+ * queue with its own slots and rate limit, so that a slow type cannot hold back another type's
+ * tasks; and one on the shared workflow queue for tasks started before workflow shape v2.
  */
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -74,10 +74,15 @@ const bundlerLogger: Logger = {
   error: (message, meta) => Runtime.instance().logger.error(message, meta),
 };
 
-/** Bundles the workflow code once; pass the result to several workers to skip re-bundling. */
-export async function bundleTaskWorkflows(): Promise<WorkflowBundleWithSourceMap> {
+/**
+ * Bundles the workflow code once (another workflows module, such as a frozen old version, if given);
+ * pass the result to several workers to skip re-bundling.
+ */
+export async function bundleTaskWorkflows(
+  path: string = workflowsPath(),
+): Promise<WorkflowBundleWithSourceMap> {
   return bundleWorkflowCode({
-    workflowsPath: workflowsPath(),
+    workflowsPath: path,
     failureConverterPath: failureConverterPath(),
     logger: bundlerLogger,
     // ESM sources import './x.js' for './x.ts'.
@@ -100,6 +105,7 @@ export async function createTaskWorkers(options: TaskWorkersOptions): Promise<Wo
   };
   const workflowBundle = options.workflowBundle ?? (await bundleTaskWorkflows());
   const dataConverter = options.dataConverter ?? createDataConverter(undefined);
+  // Tasks started before workflow shape v2 run on the shared queue until they end: keep polling it.
   const workflowWorker = Worker.create({
     connection,
     namespace,
@@ -116,14 +122,33 @@ export async function createTaskWorkers(options: TaskWorkersOptions): Promise<Wo
     ...options.callbackDeps,
     observer: metrics?.observer,
   });
-  const callbackWorkers = policies.all().map((policy) => {
+  // One worker per policy on the type's own queue. It runs the type's workflows started since
+  // workflow shape v2 with their callbacks as local activities (its own workflow task and local
+  // activity slots: a slow partner holds back only its type), and the regular callback activities
+  // of tasks started before v2 and of rate-limited types.
+  const typeWorkers = policies.all().map((policy) => {
     const workerOptions: WorkerOptions = {
       connection,
       namespace,
       taskQueue: Policies.taskQueue(taskQueue, policy),
       dataConverter,
+      workflowBundle,
+      sinks,
       activities,
+      maxCachedWorkflows: options.maxCachedWorkflows ?? WORKER_DEFAULTS.maxCachedWorkflows,
+      // A workflow task stays open while its local callback runs: bounded by the type's concurrency
+      // (at least 2, sticky and normal polls), due tasks beyond it wait on the server, in priority order.
+      maxConcurrentWorkflowTaskExecutions: Math.max(
+        2,
+        Math.min(
+          policy.concurrency,
+          options.maxConcurrentWorkflowTasks ?? WORKER_DEFAULTS.maxConcurrentWorkflowTasks,
+        ),
+      ),
+      // Old tasks' regular callbacks only, for non-rate-limited types: few polls.
+      activityTaskPollerBehavior: { type: 'simple-maximum', maximum: 2 },
       maxConcurrentActivityTaskExecutions: policy.concurrency,
+      maxConcurrentLocalActivityExecutions: policy.concurrency,
       // Drain: a callback already sent gets its answer recorded rather than being cut off.
       shutdownGraceTime: options.shutdownGraceMs ?? 30_000,
     };
@@ -141,7 +166,7 @@ export async function createTaskWorkers(options: TaskWorkersOptions): Promise<Wo
     }
     return Worker.create(workerOptions);
   });
-  return Promise.all([workflowWorker, ...callbackWorkers]);
+  return Promise.all([workflowWorker, ...typeWorkers]);
 }
 
 /** Runs every worker until all have stopped; a failure of one shuts the others down. */

@@ -12,7 +12,9 @@ import {
   defineUpdate,
   isCancellation,
   log,
+  patched,
   proxyActivities,
+  proxyLocalActivities,
   proxySinks,
   setHandler,
   upsertMemo,
@@ -20,7 +22,7 @@ import {
 } from '@temporalio/workflow';
 import type { CallbackActivities } from '../activities/callback.js';
 import { retryDelayMs, withinTotalTime } from '../shared/backoff.js';
-import { ATTEMPT_TIMEOUT_MARGIN_MS, SEARCH_ATTRIBUTES } from '../shared/constants.js';
+import { ATTEMPT_TIMEOUT_MARGIN_MS, SEARCH_ATTRIBUTES, WORKFLOW_PATCHES } from '../shared/constants.js';
 import type { TaskSinks } from '../shared/sinks.js';
 import {
   CallbackFailureType,
@@ -104,14 +106,32 @@ export async function delayedTask(spec: TaskSpec): Promise<TaskState> {
     },
   );
 
-  const { deliverCallback } = proxyActivities<CallbackActivities>({
-    taskQueue: spec.callbackTaskQueue,
+  const callbackOptions = {
     startToCloseTimeout: spec.timeoutMs + ATTEMPT_TIMEOUT_MARGIN_MS,
     // The workflow owns the retry schedule (see below); each attempt is one activity execution.
     retry: { maximumAttempts: 1 },
-    priority: { priorityKey: spec.priority },
     summary: `POST ${spec.callbackUrl}`,
+  };
+  const { deliverCallback } = proxyActivities<CallbackActivities>({
+    ...callbackOptions,
+    taskQueue: spec.callbackTaskQueue,
+    priority: { priorityKey: spec.priority },
   });
+  // Shape v2: the callback runs in the worker that runs this workflow, on the task type's own queue
+  // (the input asks for it; tasks started before v2 never do). Attempts longer than the workflow
+  // task timeout stay one attempt: the SDK keeps the workflow task alive while it runs.
+  const { deliverCallback: deliverCallbackLocally } =
+    proxyLocalActivities<CallbackActivities>(callbackOptions);
+
+  /**
+   * Shape v2: the callback as a local activity when the input asks for it, and no search attribute or
+   * memo write while the first attempt is in flight. An input written since v2 says `localCallback`
+   * (true or false) and is v2 by construction: no patch is asked for, as each patch marker also
+   * upserts the `TemporalChangeVersion` search attribute, a visibility write. An input from before
+   * v2 takes v2 only behind `patched()`, checked when the task is due: a task still sleeping when the
+   * worker is upgraded takes the v2 path, one that had already fired replays and ends as v1.
+   */
+  const shapeV2 = () => spec.localCallback !== undefined || patched(WORKFLOW_PATCHES.shapeV2);
 
   function setStatus(status: TaskStatus): void {
     state.status = status;
@@ -145,7 +165,13 @@ export async function delayedTask(spec: TaskSpec): Promise<TaskState> {
   }
 
   async function deliver(): Promise<TaskState> {
-    setStatus('RUNNING');
+    const v2 = shapeV2();
+    // v1 writes RUNNING to visibility as the task fires; v2 leaves SCHEDULED there while the first
+    // attempt runs (the query and GET say RUNNING) and writes RUNNING only if a retry follows.
+    let runningVisible = !v2;
+    if (v2) state.status = 'RUNNING';
+    else setStatus('RUNNING');
+    const attemptCallback = v2 && spec.localCallback === true ? deliverCallbackLocally : deliverCallback;
     state.firedAt = new Date().toISOString();
     const firstAttemptAt = Date.now();
     log.info('task due, calling back', { ...logContext, executeAt: state.executeAt });
@@ -165,7 +191,7 @@ export async function delayedTask(spec: TaskSpec): Promise<TaskState> {
       try {
         attemptScope = new CancellationScope();
         const delivered = await attemptScope.run(() =>
-          deliverCallback({
+          attemptCallback({
             taskId: spec.taskId,
             owner: ownerOf(spec),
             taskType: spec.taskType,
@@ -202,6 +228,12 @@ export async function delayedTask(spec: TaskSpec): Promise<TaskState> {
           return finish('FAILED');
         }
         state.nextAttemptAt = new Date(Date.now() + delay).toISOString();
+        if (!runningVisible) {
+          // A retrying task is RUNNING in visibility (list by status, the overdue gauges).
+          setStatus('RUNNING');
+          runningVisible = true;
+        }
+        // The list and the console show attempts and the last error of a retrying task.
         upsertMemo({ attempts: state.attempts, lastError: state.lastError });
         log.warn('callback attempt failed, will retry', {
           ...logContext,

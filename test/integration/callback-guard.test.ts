@@ -8,6 +8,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Resolver } from '../../src/security/callback-guard.js';
+import { typeTaskQueuePrefix } from '../../src/shared/constants.js';
 import { Harness } from '../helpers/harness.js';
 import { CallbackReceiver } from '../helpers/receiver.js';
 import { uniqueId, waitForStatus } from '../helpers/tasks.js';
@@ -94,7 +95,9 @@ describe('at create', () => {
       expect((await strict.get(taskId)).status, url).toBe(404);
     }
     // Had any of them been started, its callback would have arrived by now (delay 0).
-    const describeAll = await strict.client.workflow.count(`TaskQueue = '${strict.taskQueue}'`);
+    const describeAll = await strict.client.workflow.count(
+      `TaskQueue = '${strict.taskQueue}' OR TaskQueue STARTS_WITH '${typeTaskQueuePrefix(strict.taskQueue)}'`,
+    );
     expect(describeAll.count).toBe(0);
     expect(strict.receiver.received).toHaveLength(0);
   });

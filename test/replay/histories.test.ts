@@ -36,9 +36,12 @@ beforeAll(async () => {
 }, 180_000);
 
 describe('recorded workflow histories', () => {
-  it('v1, the shape before any patch, covers every state a task can be in, open ones included', () => {
-    const manifest = manifestOf('v1');
-    expect(historyFiles('v1')).toEqual(Object.keys(manifest).sort());
+  it.each([
+    ['v1', 'the shape before any patch'],
+    ['v2', 'local callbacks, no visibility write before a retry'],
+  ])('%s, %s, covers every state a task can be in, open ones included', (shape) => {
+    const manifest = manifestOf(shape);
+    expect(historyFiles(shape)).toEqual(Object.keys(manifest).sort());
     expect(Object.keys(manifest)).toEqual(
       expect.arrayContaining([
         'scheduled',
@@ -58,7 +61,7 @@ describe('recorded workflow histories', () => {
         'replayed-bulk',
       ]),
     );
-    const open = fixtures.filter((f) => f.shape === 'v1' && f.open).map((f) => f.scenario);
+    const open = fixtures.filter((f) => f.shape === shape && f.open).map((f) => f.scenario);
     expect(open.sort()).toEqual(['rescheduled-sleeping', 'retrying', 'scheduled']);
   });
 
