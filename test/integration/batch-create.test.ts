@@ -3,13 +3,14 @@
  * create of it would be (201, 200 repeat, its own error), exactly the accepted items' workflows exist
  * and fire, and a refused request (too many items, no key, no scope) starts nothing.
  */
-import { Connection, WorkflowNotFoundError } from '@temporalio/client';
+import { WorkflowNotFoundError } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/api/app.js';
 import { ApiMetrics } from '../../src/api/metrics.js';
 import { TaskService } from '../../src/api/task-service.js';
 import { loadConfig } from '../../src/config.js';
 import { Policies } from '../../src/policies.js';
+import { apiConnection } from '../../src/temporal/connection.js';
 import { workflowIdOf } from '../../src/shared/owner.js';
 import { TEST_ENV } from '../helpers/test-env.js';
 import { Harness } from '../helpers/harness.js';
@@ -291,7 +292,7 @@ describe('Temporal unreachable', () => {
       LOG_LEVEL: 'silent',
       ...TEST_ENV,
     });
-    const connection = Connection.lazy({ address: config.temporal.address });
+    const connection = apiConnection(config.temporal);
     const down = await buildApp({
       config,
       tasks: new TaskService({ connection, config, policies: new Policies() }),

@@ -12,6 +12,7 @@ import { WorkflowNotFoundError } from '@temporalio/client';
 import proto from '@temporalio/proto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Harness } from '../helpers/harness.js';
+import { LOCAL_ACTIVITY_MARKER } from '../helpers/history.js';
 import { ServiceProcess } from '../helpers/processes.js';
 import { uniqueId, waitForStatus } from '../helpers/tasks.js';
 import { waitFor } from '../helpers/wait.js';
@@ -280,16 +281,28 @@ describe('retry policy per type', () => {
     const EventType = proto.temporal.api.enums.v1.EventType;
     const waits: number[] = [];
     let sinceFailure: number | undefined;
+    // An attempt is an activity (shape v1, rate-limited types) or a local activity's marker (v2),
+    // which records its own failure.
+    const localAttempt = (event: (typeof events)[number]) =>
+      event.eventType === EventType.EVENT_TYPE_MARKER_RECORDED &&
+      event.markerRecordedEventAttributes?.markerName === LOCAL_ACTIVITY_MARKER;
     for (const event of events) {
-      if (event.eventType === EventType.EVENT_TYPE_ACTIVITY_TASK_FAILED) sinceFailure = 0;
-      if (event.eventType === EventType.EVENT_TYPE_TIMER_STARTED && sinceFailure !== undefined) {
-        sinceFailure = durationMs(event.timerStartedEventAttributes?.startToFireTimeout);
-      }
-      if (event.eventType === EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED && sinceFailure !== undefined) {
+      const attempt = event.eventType === EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED || localAttempt(event);
+      if (attempt && sinceFailure !== undefined) {
         waits.push(sinceFailure);
         sinceFailure = undefined;
       }
+      if (
+        event.eventType === EventType.EVENT_TYPE_ACTIVITY_TASK_FAILED ||
+        (localAttempt(event) && event.markerRecordedEventAttributes?.failure)
+      ) {
+        sinceFailure = 0;
+      }
+      if (event.eventType === EventType.EVENT_TYPE_TIMER_STARTED && sinceFailure !== undefined) {
+        sinceFailure = durationMs(event.timerStartedEventAttributes?.startToFireTimeout);
+      }
     }
+    expect(waits.length, 'attempts found in the history').toBe(expected.length);
     expect(waits).toEqual(expected);
 
     // What the receiver saw: never earlier than the schedule, late by at most the dispatch.

@@ -148,7 +148,12 @@ describe('API and worker processes', () => {
     expect(lagSum / 9).toBeLessThan(10);
     // The Temporal SDK's own worker metrics, merged in.
     // A failure counter has no series until the first failure.
-    for (const name of SDK_METRIC_NAMES.filter((n) => !n.endsWith('_failure_total'))) {
+    // The activity latency has series only once a regular activity ran: since shape v2 the callbacks
+    // of this load run as local activities (a rate-limited type or a pre-v2 task would show it).
+    const seen = SDK_METRIC_NAMES.filter(
+      (n) => !n.endsWith('_failure_total') && n !== 'temporal_activity_schedule_to_start_latency_seconds',
+    );
+    for (const name of seen) {
       const series = name.endsWith('_seconds') ? `${name}_count` : name;
       expect(sample(workerMetrics, series), name).toBeGreaterThanOrEqual(0);
     }
