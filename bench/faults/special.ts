@@ -186,7 +186,10 @@ export async function soak(
         notes: [],
       },
       () => stack.apiUrls[0]!,
-      Date.now() + 120_000,
+      // Each task's final status is read through the API after the run, a status query each (the
+      // worker replays a closed task's history): 18,000 of them did not all fit in 120 s (66 were
+      // left unread, reported as not SUCCEEDED), so the window grows with the task count.
+      Date.now() + Math.max(120_000, load.tasks.length * 25),
     );
     const later = samples.slice(1);
     const roles = Object.keys(samples[0]?.rssMiB ?? {});
