@@ -192,6 +192,18 @@ describe('batch jobs over the limit and in progress', () => {
       }
       expect(response.status, JSON.stringify(response.body)).toBe(202);
       jobs.push(response.body.jobId as string);
+      // The server counts running jobs through visibility, which lags a start by a moment: 8 jobs
+      // posted within 0.5 s were all accepted. Post the next only once this one is counted there.
+      await waitFor(
+        async () => {
+          const { operationInfo } = await h.client.workflowService.listBatchOperations({
+            namespace: 'default',
+            pageSize: 100,
+          });
+          return (operationInfo ?? []).some((info) => info.jobId === response.body.jobId);
+        },
+        { timeoutMs: 10_000, intervalMs: 50, what: `batch job ${response.body.jobId} in visibility` },
+      );
     }
     expect(refusal, `no job refused after ${jobs.length} accepted`).toBeDefined();
     const refusedType = types[refusal!.index]!;
