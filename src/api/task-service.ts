@@ -12,6 +12,7 @@ import {
   type Connection,
   type DataConverter,
   type Payload as CommonPayload,
+  type WorkflowExecutionDescription,
   type WorkflowHandle,
   type WorkflowStartOptions,
 } from '@temporalio/client';
@@ -562,7 +563,13 @@ export class TaskService {
     const query = this.bounded(() => handle.query(statusQuery)).then((state): Lookup => ({ state }));
     let found: Lookup;
     try {
-      found = await this.unlessBusy(query, handle, taskId, (state): Lookup => ({ state, busy: true }));
+      found = await this.unlessBusy(
+        query,
+        handle,
+        taskId,
+        (state): Lookup => ({ state, busy: true }),
+        () => this.waitingTask(workflowId, taskId, { unlessRun: true }),
+      );
     } catch (err) {
       if (!isNotStartedYet(err)) throw toApiError(err, taskId);
       found = await this.waitingTask(workflowId, taskId);
@@ -577,7 +584,18 @@ export class TaskService {
    * `cancel` signal or a cancel request is in its history (the workflow will honour it before anything
    * else when it runs, and never call back).
    */
-  private async waitingTask(workflowId: string, taskId: string): Promise<Lookup> {
+  private async waitingTask(workflowId: string, taskId: string): Promise<Lookup>;
+  /** `unlessRun`: undefined when the workflow has run since all (a signal-with-start or an update). */
+  private async waitingTask(
+    workflowId: string,
+    taskId: string,
+    options: { unlessRun: true },
+  ): Promise<Lookup | undefined>;
+  private async waitingTask(
+    workflowId: string,
+    taskId: string,
+    options?: { unlessRun: true },
+  ): Promise<Lookup | undefined> {
     const { history } = await this.call(
       () =>
         this.client.workflowService.getWorkflowExecutionHistory({
@@ -588,6 +606,12 @@ export class TaskService {
       taskId,
     );
     const events = history?.events ?? [];
+    if (
+      options?.unlessRun &&
+      events.some((e) => e.eventType === EventType.EVENT_TYPE_WORKFLOW_TASK_SCHEDULED)
+    ) {
+      return undefined;
+    }
     const input = events[0]?.workflowExecutionStartedEventAttributes?.input?.payloads?.[0];
     if (!input) throw toApiError(new Error(`workflow ${workflowId} has no start input`), taskId);
     let decoded = [input as CommonPayload];
@@ -609,13 +633,17 @@ export class TaskService {
 
   /**
    * `call`'s answer, unless it has not come after `BUSY_PATIENCE_MS` and the workflow turns out to be
-   * busy with a callback attempt: then `whenBusy` of the task as the server's record shows it.
+   * busy with a callback attempt: then `whenBusy` of the task as the server's record shows it. Or,
+   * with `whenWaiting`, the workflow still waits out its start delay (TASK_START_DELAY): the server
+   * holds a query until the first workflow task when the delay ends within the query's deadline, so
+   * a GET or a cancel would otherwise wait for the due time (and a cancel would come after the fire).
    */
   private async unlessBusy<T>(
     call: Promise<T>,
     handle: WorkflowHandle,
     taskId: string,
     whenBusy: (state: TaskState) => T,
+    whenWaiting?: () => Promise<T | undefined>,
   ): Promise<T> {
     let timer: NodeJS.Timeout | undefined;
     const patience = new Promise<'busy?'>((resolve) => {
@@ -628,7 +656,16 @@ export class TaskService {
     } finally {
       clearTimeout(timer);
     }
-    const busy = await this.busyState(handle, taskId).catch(() => undefined);
+    const description = await this.call(() => handle.describe(), taskId).catch(() => undefined);
+    if (!description) return call;
+    if (whenWaiting && startDelayPending(description, this.now())) {
+      const waiting = await whenWaiting();
+      if (waiting !== undefined) {
+        call.catch(() => undefined); // held by the server until the due time: no longer needed
+        return waiting;
+      }
+    }
+    const busy = await this.busyState(description, taskId).catch(() => undefined);
     if (!busy) return call;
     call.catch(() => undefined); // answered by now or abandoned: its outcome no longer matters
     return whenBusy(busy);
@@ -641,8 +678,10 @@ export class TaskService {
    * and the last error of the last retry (memo). Undefined in any other case (not due, closed, or no
    * workflow task in flight): the caller waits for the workflow's own answer then.
    */
-  private async busyState(handle: WorkflowHandle, taskId: string): Promise<TaskState | undefined> {
-    const description = await this.call(() => handle.describe(), taskId);
+  private async busyState(
+    description: WorkflowExecutionDescription,
+    taskId: string,
+  ): Promise<TaskState | undefined> {
     if (description.status.name !== 'RUNNING' || description.type !== TASK_WORKFLOW_TYPE) return undefined;
     const due = description.typedSearchAttributes.get(SEARCH_ATTRIBUTES.executeAt);
     const recorded = description.typedSearchAttributes.get(SEARCH_ATTRIBUTES.taskStatus);
@@ -792,6 +831,15 @@ export class TaskService {
       clearTimeout(timer);
     }
   }
+}
+
+/** An open run whose start delay (TASK_START_DELAY) is not over: no workflow task has been scheduled. */
+function startDelayPending(description: WorkflowExecutionDescription, nowMs: number): boolean {
+  return (
+    description.status.name === 'RUNNING' &&
+    description.executionTime !== undefined &&
+    description.executionTime.getTime() > nowMs
+  );
 }
 
 /**

@@ -1,7 +1,8 @@
 /**
  * TASK_START_DELAY=true: a task's workflow is started with a start delay up to its due time and runs
  * no workflow task before then. What the server does with such a workflow (checked here on the real
- * dev server): it refuses queries ("Workflow task is not scheduled yet"), a plain signal only waits in
+ * dev server): it refuses queries ("Workflow task is not scheduled yet") or, when the delay ends
+ * within the query's deadline, holds them until the first workflow task; a plain signal only waits in
  * history, while signal-with-start, an update and a cancel request run the workflow at once. Every
  * behaviour of the API must hold all the same: status, idempotent create, list, cancel (API, CLI
  * cancel, CLI signal), reschedule earlier and later, replay.
@@ -120,6 +121,25 @@ describe('cancel before the due time', () => {
     expect(h.receiver.callsFor(taskId)).toHaveLength(1);
   });
 
+  it('seconds before the due time: GET and cancel answer before it, and the task never calls back', async () => {
+    // The server holds a query until the first workflow task when the delay ends within the query's
+    // deadline: read from the history, a GET does not wait for the due time, nor does a cancel, which
+    // would otherwise be sent after the task had fired.
+    const taskType = h.taskType('soon');
+    const { task, taskId } = await createTask('soon', { delaySeconds: 3 }, taskType);
+    const sentinel = await createTask('sentinel', { delaySeconds: 4 }, taskType);
+    const dueMs = Date.parse(task.executeAt);
+    expect((await h.get(taskId)).body).toMatchObject({ status: 'SCHEDULED', attempts: 0 });
+    expect(Date.now()).toBeLessThan(dueMs);
+    const cancelled = await h.post(`/api/v1/tasks/${taskId}/cancel`);
+    expect(Date.now()).toBeLessThan(dueMs);
+    expect(cancelled.body).toMatchObject({ taskId, status: 'CANCELLED', attempts: 0, firedAt: null });
+
+    await h.receiver.waitForCalls(sentinel.taskId, 1);
+    expect(h.receiver.callsFor(taskId)).toHaveLength(0);
+    expect((await h.get(taskId)).body).toMatchObject({ status: 'CANCELLED', attempts: 0, firedAt: null });
+  });
+
   it('temporal workflow cancel: the server runs the workflow at once, which ends CANCELLED', async () => {
     const { taskId } = await createTask('cli', { delaySeconds: 60 });
     await temporalOk(['workflow', 'cancel', '-w', taskId]);
@@ -139,7 +159,9 @@ describe('cancel before the due time', () => {
     expect(Date.now()).toBeLessThan(Date.parse(task.executeAt)); // else the history above proves nothing
 
     await h.receiver.waitForCalls(sentinel.taskId, 1);
-    await waitForStatus(h, taskId, 'CANCELLED');
+    // The workflow's first activation holds the start and the waiting signal: its handler, set before
+    // anything else runs, settles the task before the (already due) fire.
+    expect(await waitForStatus(h, taskId, 'CANCELLED')).toMatchObject({ attempts: 0, firedAt: null });
     await waitForList(
       h,
       { status: 'CANCELLED', taskType },
