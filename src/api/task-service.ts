@@ -405,13 +405,23 @@ export class TaskService {
     });
   }
 
-  /** Cancels every matching open task as one server-side batch of `cancel` signals. */
+  /**
+   * Cancels every matching open task as one server-side batch of `cancel` signals; with
+   * TASK_START_DELAY, of cancel requests (`temporal workflow cancel`): a signal would wait in the
+   * history of a task not yet due, which would list as SCHEDULED until then, while a cancel request
+   * runs its workflow at once.
+   */
   async bulkCancel(body: BulkCancelBody): Promise<BatchJob> {
     const statuses: TaskStatus[] = body.status ? [body.status] : ['SCHEDULED', 'RUNNING'];
     const query = `${this.filterQuery(body, statuses)} AND ExecutionStatus = 'Running'`;
-    const [input] = await this.encode([
-      defaultPayloadConverter.toPayload({ reason: 'bulk cancel through the API' }),
-    ]);
+    const reason = 'bulk cancel through the API';
+    if (this.options.config.temporal.startDelay) {
+      return this.startBatch('cancel', query, {
+        cancellationOperation: { identity: 'delayed-task-api' },
+        reason,
+      });
+    }
+    const [input] = await this.encode([defaultPayloadConverter.toPayload({ reason })]);
     return this.startBatch('cancel', query, {
       signalOperation: {
         signal: cancelSignal.name,
@@ -500,7 +510,7 @@ export class TaskService {
     visibilityQuery: string,
     body: Pick<
       temporal.api.workflowservice.v1.IStartBatchOperationRequest,
-      'resetOperation' | 'signalOperation'
+      'resetOperation' | 'signalOperation' | 'cancellationOperation' | 'reason'
     >,
   ): Promise<BatchJob> {
     const { count } = await this.call(() => this.client.workflow.count(visibilityQuery));

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isNotStartedYet } from '../../src/api/temporal-errors.js';
 import { statusQuery } from '../../src/workflows/delayed-task.js';
 import { Harness } from '../helpers/harness.js';
-import { uniqueId, waitForList, waitForStatus } from '../helpers/tasks.js';
+import { uniqueId, waitForBatch, waitForList, waitForStatus } from '../helpers/tasks.js';
 import { historyEventTypes, temporalOk } from '../helpers/temporal-cli.js';
 
 let h: Harness;
@@ -138,6 +138,25 @@ describe('cancel before the due time', () => {
     await h.receiver.waitForCalls(sentinel.taskId, 1);
     expect(h.receiver.callsFor(taskId)).toHaveLength(0);
     expect((await h.get(taskId)).body).toMatchObject({ status: 'CANCELLED', attempts: 0, firedAt: null });
+  });
+
+  it('bulk cancel: a batch of cancel requests runs each waiting workflow, listed CANCELLED at once', async () => {
+    const taskType = h.taskType('bulk');
+    const tasks = [
+      await createTask('bulk', { delaySeconds: 60 }, taskType),
+      await createTask('bulk', { delaySeconds: 60 }, taskType),
+    ];
+    await waitForList(h, { taskType, status: 'SCHEDULED' }, (l) => l.length === 2, '2 SCHEDULED listed');
+    const job = await h.post('/api/v1/tasks/cancel', { taskType });
+    expect(job.status).toBe(202);
+    expect(await waitForBatch(h, job.body.jobId)).toMatchObject({ completed: 2, failed: 0 });
+    // A batch of signals would leave them SCHEDULED in the list for the minute until they are due.
+    await waitForList(h, { taskType, status: 'CANCELLED' }, (l) => l.length === 2, '2 CANCELLED listed');
+    expect(Date.now()).toBeLessThan(Date.parse(tasks[0]!.task.executeAt));
+    for (const { taskId } of tasks) {
+      expect((await h.get(taskId)).body).toMatchObject({ status: 'CANCELLED', attempts: 0 });
+      expect((await h.client.workflow.getHandle(taskId).describe()).status.name).toBe('CANCELLED');
+    }
   });
 
   it('temporal workflow cancel: the server runs the workflow at once, which ends CANCELLED', async () => {
