@@ -622,11 +622,7 @@ export class TaskService {
     ) {
       return undefined;
     }
-    const input = events[0]?.workflowExecutionStartedEventAttributes?.input?.payloads?.[0];
-    if (!input) throw toApiError(new Error(`workflow ${workflowId} has no start input`), taskId);
-    let decoded = [input as CommonPayload];
-    for (const codec of [...this.codecs].reverse()) decoded = await codec.decode(decoded);
-    const spec = defaultPayloadConverter.fromPayload<TaskSpec>(decoded[0]!);
+    const spec = await this.startInput(events, workflowId, taskId);
     const state = initialTaskState(spec);
     const cancel = events.find(
       (event) =>
@@ -717,11 +713,7 @@ export class TaskService {
     ) {
       return undefined;
     }
-    const spec = await decodeFromPayloadsAtIndex<TaskSpec>(
-      this.client.options.loadedDataConverter,
-      0,
-      events[0]?.workflowExecutionStartedEventAttributes?.input?.payloads,
-    );
+    const spec = await this.startInput(events, description.workflowId, taskId);
     const recordedAttempts = events.filter(
       (event) =>
         event.eventType === EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED ||
@@ -779,6 +771,17 @@ export class TaskService {
       workflowId,
     ).catch(() => undefined);
     return !description || description.runId === execution.execution?.runId;
+  }
+
+  /** The task as its run was started: the input of the first event of `events`, decoded. */
+  private async startInput(
+    events: temporal.api.history.v1.IHistoryEvent[],
+    workflowId: string,
+    taskId: string,
+  ): Promise<TaskSpec> {
+    const payloads = events[0]?.workflowExecutionStartedEventAttributes?.input?.payloads;
+    if (!payloads?.[0]) throw toApiError(new Error(`workflow ${workflowId} has no start input`), taskId);
+    return decodeFromPayloadsAtIndex<TaskSpec>(this.client.options.loadedDataConverter, 0, payloads);
   }
 
   /** Payloads through the codecs (encryption), as the SDK would before sending them. */
