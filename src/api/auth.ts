@@ -30,6 +30,10 @@ declare module 'fastify' {
      */
     rateLimitCost?: (request: FastifyRequest) => number;
   }
+  interface FastifyInstance {
+    /** Failed authentications per client address, for every way in: API keys, the codec, the console. */
+    authFailures: AuthFailureGate;
+  }
   interface FastifyRequest {
     /** Who is calling; set before validation on every route that declares a scope. */
     principal: Principal;
@@ -55,6 +59,14 @@ export interface AuthOptions {
   requestsPerMinute: number;
   /** Failed authentications per minute from one client address. */
   failuresPerMinute: number;
+}
+
+/** `AUTH_FAILURES_PER_MINUTE` from one client address, whatever credential it tried. */
+export interface AuthFailureGate {
+  /** 429 for an address over its limit, before its credential is even read (a right guess gains nothing). */
+  check(request: FastifyRequest, reply: FastifyReply): Promise<void>;
+  /** Counts one failed authentication of the address; 429 when that takes it over the limit. */
+  count(request: FastifyRequest, reply: FastifyReply): Promise<void>;
 }
 
 export const SECURITY_SCHEME = 'apiKey';
@@ -87,6 +99,19 @@ export async function registerAuth(app: FastifyInstance, options: AuthOptions): 
     timeWindow: MINUTE_MS,
   });
 
+  const lockedOut = 'too many failed authentications from this address; retry later';
+  const gate: AuthFailureGate = {
+    async check(request, reply) {
+      const seen = await failures(request, { increment: false });
+      if (!seen.isAllowed && seen.isExceeded) throw tooMany(reply, seen.ttlInSeconds, lockedOut);
+    },
+    async count(request, reply) {
+      const counted = await failures(request);
+      if (!counted.isAllowed && counted.isExceeded) throw tooMany(reply, counted.ttlInSeconds, lockedOut);
+    },
+  };
+  app.decorate('authFailures', gate);
+
   app.decorateRequest('principal', null as unknown as Principal);
   app.decorateRequest('audit', null as unknown as AuditRecord);
 
@@ -115,26 +140,12 @@ export async function registerAuth(app: FastifyInstance, options: AuthOptions): 
       request.principal = ANONYMOUS;
       return;
     }
-    const seen = await failures(request, { increment: false });
-    if (!seen.isAllowed && seen.isExceeded) {
-      throw tooMany(
-        reply,
-        seen.ttlInSeconds,
-        'too many failed authentications from this address; retry later',
-      );
-    }
+    await gate.check(request, reply);
     const result = keys.authenticate(request.headers.authorization);
     if (!result.ok) {
       request.audit.authFailure = result.reason;
       request.audit.keyId = result.keyId;
-      const counted = await failures(request);
-      if (!counted.isAllowed && counted.isExceeded) {
-        throw tooMany(
-          reply,
-          counted.ttlInSeconds,
-          'too many failed authentications from this address; retry later',
-        );
-      }
+      await gate.count(request, reply);
       throw unauthenticated();
     }
     const principal = result.principal;

@@ -247,9 +247,12 @@ export async function consoleRoutes(app: FastifyInstance, options: ConsoleOption
     if (!keys) return reply.redirect('/console', 303);
     const key = ((request.body as Form | undefined)?.key ?? '').trim();
     const ring = keys.current;
+    // A login guesses a key as an API call does: the same limit of failures per client address.
+    await app.authFailures.check(request, reply);
     const result = ring.authenticate(`Bearer ${key}`, Date.now());
     if (!result.ok) {
       audit(request, 'login', { outcome: `refused: ${result.reason}` });
+      await app.authFailures.count(request, reply);
       return page(reply, loginPage(viewerOf(request, reply).csrfToken, 'That key is not valid.'), 401);
     }
     const keyId = result.principal.keyId!;

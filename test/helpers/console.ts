@@ -15,7 +15,11 @@ export class ConsoleClient {
   readonly cookies = new Map<string, string>();
   csrfToken: string | undefined;
 
-  constructor(private readonly app: FastifyInstance) {}
+  /** `remoteAddress`: the client address the server sees (inject's default: 127.0.0.1). */
+  constructor(
+    private readonly app: FastifyInstance,
+    private readonly remoteAddress?: string,
+  ) {}
 
   private cookieHeader(): string {
     return [...this.cookies].map(([name, value]) => `${name}=${value}`).join('; ');
@@ -33,7 +37,12 @@ export class ConsoleClient {
   }
 
   async get(url: string): Promise<ConsolePage> {
-    const response = await this.app.inject({ method: 'GET', url, headers: { cookie: this.cookieHeader() } });
+    const response = await this.app.inject({
+      method: 'GET',
+      url,
+      headers: { cookie: this.cookieHeader() },
+      ...(this.remoteAddress && { remoteAddress: this.remoteAddress }),
+    });
     this.remember(response);
     return toPage(response);
   }
@@ -51,6 +60,7 @@ export class ConsoleClient {
       url,
       headers: { cookie: this.cookieHeader(), 'content-type': 'application/x-www-form-urlencoded' },
       payload: fields.toString(),
+      ...(this.remoteAddress && { remoteAddress: this.remoteAddress }),
     });
     this.remember(response);
     return toPage(response);

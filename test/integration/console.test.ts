@@ -68,6 +68,17 @@ describe('console', () => {
     expect(browser.cookies.has(SESSION_COOKIE)).toBe(false);
   });
 
+  it('counts refused logins against the address: after 30 a minute even a valid key gets 429 and no session', async () => {
+    const attacker = new ConsoleClient(h.app, '10.0.4.1');
+    for (let i = 0; i < 30; i++) expect((await attacker.login(`dts_guess${i}_nope`)).status).toBe(401);
+    expect((await attacker.login('dts_guess30_nope')).status).toBe(429);
+    const right = await attacker.login(h.keys.orders!.key);
+    expect(right.status).toBe(429);
+    expect(attacker.cookies.has(SESSION_COOKIE)).toBe(false);
+    const elsewhere = new ConsoleClient(h.app, '10.0.4.2');
+    expect((await elsewhere.login(h.keys.orders!.key)).status).toBe(303);
+  });
+
   it('serves pages with a strict CSP and an HttpOnly SameSite=Strict session cookie', async () => {
     const browser = new ConsoleClient(h.app);
     const login = await browser.login(h.keys.orders!.key);

@@ -258,6 +258,42 @@ describe('encrypted at rest', () => {
     expect(elsewhere.headers.get('access-control-allow-origin')).toBeNull();
   });
 
+  it('a guessed codec token counts against the address: after 30 failures a minute even the right one gets 429 and nothing decoded', async () => {
+    const payload = await firstInput(delivered);
+    const body = {
+      payloads: [
+        {
+          metadata: Object.fromEntries(
+            Object.entries(payload.metadata!).map(([k, v]) => [k, Buffer.from(v).toString('base64')]),
+          ),
+          data: Buffer.from(payload.data!).toString('base64'),
+        },
+      ],
+    };
+    const decode = (token: string, remoteAddress: string) =>
+      h.app.inject({
+        method: 'POST',
+        url: '/codec/decode',
+        remoteAddress,
+        headers: {
+          'content-type': 'application/json',
+          'x-namespace': 'default',
+          authorization: `Bearer ${token}`,
+        },
+        payload: body,
+      });
+    const attacker = '10.0.3.1';
+    for (let i = 0; i < 30; i++) expect((await decode(`guess-${i}`, attacker)).statusCode).toBe(401);
+    const locked = await decode('guess-30', attacker);
+    expect(locked.statusCode).toBe(429);
+    expect(Number(locked.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+    const right = await decode(TOKEN, attacker);
+    expect(right.statusCode).toBe(429);
+    expect(right.body).not.toContain('payloads');
+    // Another address is not held back by it.
+    expect((await decode(TOKEN, '10.0.3.2')).statusCode).toBe(200);
+  });
+
   it('temporal workflow show reads the task through --codec-endpoint, and not without it', async () => {
     const opaque = await cli(['workflow', 'show', '-w', refused, '-o', 'json']);
     expect(reveals(opaque.stdout)).toBe(false);

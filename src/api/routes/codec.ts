@@ -57,6 +57,8 @@ export const codecRoutes: FastifyPluginAsyncTypebox<CodecRoutesOptions> = async 
   const authenticate = async (request: FastifyRequest, reply: FastifyReply) => {
     cors(request, reply);
     const authorization = request.headers.authorization;
+    // The token and the keys are guessed here as on the API: the same limit per client address.
+    if (expected || keys) await app.authFailures.check(request, reply);
     if (expected) {
       const match = /^Bearer (.+)$/i.exec(authorization ?? '');
       if (match && timingSafeEqual(digest(match[1]!), expected)) return;
@@ -69,6 +71,7 @@ export const codecRoutes: FastifyPluginAsyncTypebox<CodecRoutesOptions> = async 
       }
     }
     if (expected || keys) {
+      await app.authFailures.count(request, reply);
       const accepted = [
         ...(expected ? ['CODEC_AUTH_TOKEN'] : []),
         ...(keys ? ['an API key with scope codec or admin'] : []),
