@@ -578,11 +578,12 @@ export class TaskService {
         handle,
         taskId,
         (state): Lookup => ({ state, busy: true }),
-        () => this.waitingTask(workflowId, taskId, { unlessRun: true }),
+        () => this.waitingTask(workflowId, taskId),
       );
     } catch (err) {
       if (!isNotStartedYet(err)) throw toApiError(err, taskId);
-      found = await this.waitingTask(workflowId, taskId);
+      // Refused before its first workflow task; one may have been scheduled since: ask it again then.
+      found = (await this.waitingTask(workflowId, taskId)) ?? (await this.lookup(owner, taskId));
     }
     // The workflow id already says the owner; a workflow started by hand under such an id does not count.
     if (ownerOf(found.state) !== owner) throw taskNotFound(taskId);
@@ -592,20 +593,9 @@ export class TaskService {
   /**
    * A task whose workflow has not run yet: SCHEDULED as its start input says, or CANCELLED once a
    * `cancel` signal or a cancel request is in its history (the workflow will honour it before anything
-   * else when it runs, and never call back).
+   * else when it runs, and never call back). Undefined once a workflow task has been scheduled.
    */
-  private async waitingTask(workflowId: string, taskId: string): Promise<Lookup>;
-  /** `unlessRun`: undefined when the workflow has run since all (a signal-with-start or an update). */
-  private async waitingTask(
-    workflowId: string,
-    taskId: string,
-    options: { unlessRun: true },
-  ): Promise<Lookup | undefined>;
-  private async waitingTask(
-    workflowId: string,
-    taskId: string,
-    options?: { unlessRun: true },
-  ): Promise<Lookup | undefined> {
+  private async waitingTask(workflowId: string, taskId: string): Promise<Lookup | undefined> {
     const { history } = await this.call(
       () =>
         this.client.workflowService.getWorkflowExecutionHistory({
@@ -616,12 +606,8 @@ export class TaskService {
       taskId,
     );
     const events = history?.events ?? [];
-    if (
-      options?.unlessRun &&
-      events.some((e) => e.eventType === EventType.EVENT_TYPE_WORKFLOW_TASK_SCHEDULED)
-    ) {
-      return undefined;
-    }
+    // The workflow has run after all (a signal-with-start, an update): its own answer counts.
+    if (events.some((e) => e.eventType === EventType.EVENT_TYPE_WORKFLOW_TASK_SCHEDULED)) return undefined;
     const spec = await this.startInput(events, workflowId, taskId);
     const state = initialTaskState(spec);
     const cancel = events.find(
