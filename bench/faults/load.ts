@@ -44,7 +44,8 @@ export class Load {
   networkErrors = 0;
   otherErrors: string[] = [];
   private next = 0;
-  private readonly runId = randomUUID().slice(0, 8);
+  /** Every task id of this load starts with it. */
+  readonly idPrefix = `faults-${randomUUID().slice(0, 8)}-`;
 
   constructor(private readonly options: LoadOptions) {}
 
@@ -62,7 +63,7 @@ export class Load {
       await sleep(started + (i * 1000) / rate - Date.now());
       const sentMs = Date.now();
       const task: CreatedTask = {
-        taskId: `faults-${this.runId}-${i}`,
+        taskId: `${this.idPrefix}${i}`,
         dueMs: sentMs + delayMs[0] + Math.random() * (delayMs[1] - delayMs[0]),
         firstSentMs: sentMs,
         ackedMs: undefined,

@@ -133,7 +133,7 @@ export async function settle(
     // Many open tasks: read their statuses a page of a thousand at a time from the list (one
     // visibility read) instead of one status query each (a replay of the task's history each).
     const unread = acked.filter((task) => !final.has(statuses.get(task.taskId) ?? '')).length;
-    if (unread > 100) await readListedStatuses(apiUrl, statuses, deadlineMs);
+    if (unread > 100) await readListedStatuses(apiUrl, load.idPrefix, statuses, deadlineMs);
     // Delivered tasks every round; every tenth round also the overdue ones, to see any that FAILED.
     const open = acked.filter(
       (task) =>
@@ -157,15 +157,16 @@ export async function settle(
   return statuses;
 }
 
-/** Records the status of every listed task, following pages until the last or the deadline. */
+/** Records the status of every listed task of the load, following pages until the last or the deadline. */
 async function readListedStatuses(
   apiUrl: () => string,
+  idPrefix: string,
   statuses: Map<string, string>,
   deadlineMs: number,
 ): Promise<void> {
   let pageToken: string | null = null;
   do {
-    const query = new URLSearchParams({ pageSize: '1000' });
+    const query = new URLSearchParams({ pageSize: '1000', idPrefix });
     if (pageToken) query.set('pageToken', pageToken);
     const res = await fetch(`${apiUrl()}/api/v1/tasks?${query.toString()}`, {
       signal: AbortSignal.timeout(30_000),

@@ -186,9 +186,8 @@ export async function soak(
         notes: [],
       },
       () => stack.apiUrls[0]!,
-      // Each task's final status is read through the API after the run, a status query each (the
-      // worker replays a closed task's history): 18,000 of them did not all fit in 120 s (66 were
-      // left unread, reported as not SUCCEEDED), so the window grows with the task count.
+      // The final statuses are read through the API after the run (from the list while many are
+      // unread): the window grows with the task count, 450 s for the 18,000 of a 30-minute soak.
       Date.now() + Math.max(120_000, load.tasks.length * 25),
     );
     const later = samples.slice(1);
