@@ -18,7 +18,7 @@ export const BATCH_CREATE_CONCURRENCY = 16;
  * Batch items being started at once in this API process, over all requests. Beyond what Temporal
  * absorbs, more only queue there, where the call's deadline runs: items wait here instead.
  */
-export const BATCH_STARTS_PER_PROCESS = 32;
+const BATCH_STARTS_PER_PROCESS = 32;
 
 /** A counting semaphore: `run` waits for one of `limit` slots. */
 class Slots {
@@ -86,7 +86,7 @@ export async function createBatch(
     if (previous !== undefined) await settled[previous];
     try {
       const result = await startSlots.run(() => {
-        if (unavailable) throw new ApiError(ErrorCode.Unavailable, unavailable.message);
+        if (unavailable) throw unavailable; // the first item's answer, cause and all
         return tasks.commit(prepared);
       });
       reached = true;

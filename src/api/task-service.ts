@@ -243,8 +243,9 @@ export class TaskService {
     }
     // The server has the signal. A workflow busy with an attempt reads it when the attempt's workflow
     // task ends, and its handler settles the task CANCELLED before anything else (the attempt's
-    // outcome is dropped, no further attempt follows): answer that now rather than wait for it.
-    if (busy) return toTask(cancelledView(state, this.now()));
+    // outcome is dropped, no further attempt follows): answer that now rather than wait for it. So
+    // for a task not yet due: signal-with-start has run its workflow, which settles it the same way.
+    if (busy || waiting) return toTask(cancelledView(state, this.now()));
     return this.get(access.owner, taskId);
   }
 
@@ -965,7 +966,7 @@ function toTask(state: TaskState): Task {
  * patterns, so they can sit in the query's quotes). The prefix matches workflow ids, which carry
  * the owner (`<owner>/<taskId>`): it needs one owner.
  */
-export function listFilters(
+function listFilters(
   owner: string | undefined,
   query: Pick<ListTasksQuery, 'idPrefix' | 'dueAfter' | 'dueBefore'>,
 ): string[] {

@@ -169,7 +169,6 @@ export const AttemptSchema = Type.Object({
   ),
   error: Type.Optional(Type.String({ description: 'Why the attempt failed' })),
 });
-export type Attempt = Static<typeof AttemptSchema>;
 
 export const TaskSchema = Type.Object(
   {
@@ -240,7 +239,6 @@ export const CreateTasksBodySchema = Type.Object(
     ],
   },
 );
-export type CreateTasksBody = Static<typeof CreateTasksBodySchema>;
 
 /**
  * What the batch route validates of the whole body: its shape and size. Each item is validated
