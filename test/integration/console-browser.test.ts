@@ -22,7 +22,7 @@ import { KeyStore } from '../../src/auth/key-store.js';
 import { TASK_WORKFLOW_TYPE } from '../../src/shared/constants.js';
 import { CallbackFailureType, type TaskSpec } from '../../src/shared/task.js';
 import { Harness, mintKeys, writeKeysFile, type Minted } from '../helpers/harness.js';
-import { uniqueId, waitForStatus } from '../helpers/tasks.js';
+import { deadLetter as deadLetterOf, uniqueId, waitForStatus } from '../helpers/tasks.js';
 import { waitFor } from '../helpers/wait.js';
 
 const CHROMIUM = '/usr/bin/chromium';
@@ -143,19 +143,8 @@ async function scheduled(): Promise<string> {
 }
 
 async function deadLetter(): Promise<string> {
-  const taskId = uniqueId('forge');
-  h.receiver.script(taskId, [{ status: 400 }, { status: 200 }]);
-  const created = await h.create({
-    taskId,
-    taskType: h.taskType('forge'),
-    payload: {},
-    delaySeconds: 0,
-    callbackUrl: h.receiver.url,
-    maxRetries: 0,
-  });
-  expect(created.status).toBe(201);
-  await waitForStatus(h, taskId, 'FAILED');
-  return taskId;
+  const scripted = [{ status: 400 }, { status: 200 }];
+  return (await deadLetterOf(h, h.taskType('forge'), 'forge', {}, scripted)).taskId;
 }
 
 /** Reloads `url` until `selector` is on the page (visibility is eventually consistent). */

@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startWorkerHttp } from '../../src/worker/http.js';
 import { workerReadiness } from '../../src/worker/readiness.js';
 import { Harness } from '../helpers/harness.js';
+import { waitForStatus } from '../helpers/tasks.js';
 import { waitFor } from '../helpers/wait.js';
 
 const suffix = Math.random().toString(36).slice(2, 10);
@@ -63,8 +64,16 @@ describe('worker /readyz', () => {
     expect(answer.body.status).toBe('unavailable');
     expect(answer.body.reason).toContain(STOPPED);
     expect(answer.body.reason).not.toContain(KEPT);
-    // The other workers still run: only the stopped type is named.
-    expect(h.workers.filter((worker) => worker.getState() === 'RUNNING').length).toBeGreaterThan(0);
+    // The other types are still served: a task of the kept type calls back and succeeds.
+    const kept = await h.create({
+      taskType: KEPT,
+      payload: {},
+      delaySeconds: 0,
+      callbackUrl: h.receiver.url,
+    });
+    expect(kept.status).toBe(201);
+    await h.receiver.waitForCalls(kept.task.taskId, 1);
+    await waitForStatus(h, kept.task.taskId, 'SUCCEEDED');
   });
 });
 
