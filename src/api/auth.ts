@@ -33,6 +33,12 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** Failed authentications per client address, for every way in: API keys, the codec, the console. */
     authFailures: AuthFailureGate;
+    /**
+     * The API's key check for a route that authenticates on its own terms (the codec): false for a
+     * missing or invalid key (counted as a failed authentication); 429 past the address's failures or
+     * the key's rate limit, 403 without `scope`; sets `request.principal` and the audit fields.
+     */
+    authenticateKey(request: FastifyRequest, reply: FastifyReply, scope: Scope): Promise<boolean>;
   }
   interface FastifyRequest {
     /** Who is calling; set before validation on every route that declares a scope. */
@@ -132,21 +138,19 @@ export async function registerAuth(app: FastifyInstance, options: AuthOptions): 
     schema.description = schema.description ? `${String(schema.description)}\n\n${line}` : line;
   });
 
-  app.addHook('onRequest', async (request, reply) => {
-    request.audit = {};
-    const scope = request.routeOptions.config.scope;
-    if (!scope) return;
-    if (!keys) {
-      request.principal = ANONYMOUS;
-      return;
-    }
+  const authenticateKey = async (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    scope: Scope,
+  ): Promise<boolean> => {
+    if (!keys) return false;
     await gate.check(request, reply);
     const result = keys.authenticate(request.headers.authorization);
     if (!result.ok) {
       request.audit.authFailure = result.reason;
       request.audit.keyId = result.keyId;
       await gate.count(request, reply);
-      throw unauthenticated();
+      return false;
     }
     const principal = result.principal;
     request.principal = principal;
@@ -166,6 +170,19 @@ export async function registerAuth(app: FastifyInstance, options: AuthOptions): 
       }
     }
     if (!hasScope(principal, scope)) throw permissionDenied('authorization', `lacks scope ${scope}`);
+    return true;
+  };
+  app.decorate('authenticateKey', authenticateKey);
+
+  app.addHook('onRequest', async (request, reply) => {
+    request.audit = {};
+    const scope = request.routeOptions.config.scope;
+    if (!scope) return;
+    if (!keys) {
+      request.principal = ANONYMOUS;
+      return;
+    }
+    if (!(await authenticateKey(request, reply, scope))) throw unauthenticated();
   });
 
   // A call that does the work of several (a batch) counts as that many once its body is known. The

@@ -39,6 +39,7 @@ beforeAll(async () => {
     admin: { owner: 'ops', scopes: ['admin'] },
     tasks: { owner: 'alice', scopes: ['tasks:read', 'tasks:write'] },
     disabled: { owner: 'ops', scopes: ['codec'], disabled: true },
+    slow: { owner: 'ops', scopes: ['codec'], requestsPerMinute: 2 },
   });
   keys = minted.minted;
   const keysFile = join(mkdtempSync(join(tmpdir(), 'codec-keys-')), 'api-keys.json');
@@ -114,5 +115,23 @@ describe('the codec endpoint decodes for', () => {
     expect(answer.status).toBe(200);
     const [plain] = (JSON.parse(answer.text) as { payloads: { data: string }[] }).payloads;
     expect(JSON.parse(Buffer.from(plain!.data, 'base64').toString())).toEqual({ secret: SECRET });
+  });
+});
+
+describe('the codec endpoint counts a key as the API does', () => {
+  it("past the key's requests per minute: 429 with Retry-After, and nothing decrypted", async () => {
+    const auth = `Bearer ${keys.slow!.key}`;
+    expect((await decode(auth)).status).toBe(200);
+    expect((await decode(auth)).status).toBe(200);
+    const over = await app.inject({
+      method: 'POST',
+      url: '/codec/decode',
+      headers: { authorization: auth },
+      payload: encrypted as object,
+    });
+    expect(over.statusCode).toBe(429);
+    expect(over.json()).toMatchObject({ error: { code: 'RESOURCE_EXHAUSTED' } });
+    expect(Number(over.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+    expect(secretIn(over.body)).toBe(false);
   });
 });

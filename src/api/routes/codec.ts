@@ -15,7 +15,6 @@ import type { Payload, PayloadCodec } from '@temporalio/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import Type, { type Static } from 'typebox';
 import type { KeyStore } from '../../auth/key-store.js';
-import { hasScope, permissionDenied } from '../../auth/principal.js';
 import { ApiError, ErrorCode } from '../errors.js';
 import { ErrorBodySchema } from '../schemas/common.js';
 
@@ -63,15 +62,10 @@ export const codecRoutes: FastifyPluginAsyncTypebox<CodecRoutesOptions> = async 
       const match = /^Bearer (.+)$/i.exec(authorization ?? '');
       if (match && timingSafeEqual(digest(match[1]!), expected)) return;
     }
-    if (keys) {
-      const result = keys.authenticate(authorization);
-      if (result.ok) {
-        if (hasScope(result.principal, 'codec')) return;
-        throw permissionDenied('authorization', 'lacks scope codec');
-      }
-    }
+    // An API key: the API's own check (failures counted, the key's rate limit, scope codec).
+    if (keys && (await app.authenticateKey(request, reply, 'codec'))) return;
     if (expected || keys) {
-      await app.authFailures.count(request, reply);
+      if (!keys) await app.authFailures.count(request, reply); // with keys, counted by the check above
       const accepted = [
         ...(expected ? ['CODEC_AUTH_TOKEN'] : []),
         ...(keys ? ['an API key with scope codec or admin'] : []),
