@@ -21,7 +21,7 @@ import type { TaskSpec } from '../src/shared/task.js';
 import { Policies } from '../src/policies.js';
 import { createTaskWorkers, runWorkers } from '../src/worker/workers.js';
 import { TemporalDevServer, temporalCli } from './infra/temporal-server.js';
-import { waitUntil } from './infra/wait.js';
+import { sleep, waitUntil } from './infra/wait.js';
 import { Child } from './infra/child.js';
 
 const { values: flags } = parseArgs({
@@ -135,7 +135,7 @@ async function main(): Promise<void> {
     },
     { timeoutMs: 300_000, intervalMs: 1000, what: 'every task to be waiting' },
   );
-  await new Promise((r) => setTimeout(r, 3000));
+  await sleep(3000);
   const pending = dbstat(server.dbPath);
   report(
     `${tasks} pending tasks, ${flags['start-delay'] ? 'start delay' : 'first-run timer'}`,
@@ -152,7 +152,7 @@ async function main(): Promise<void> {
         0,
       { timeoutMs: 300_000, intervalMs: 1000, what: 'every task to be closed' },
     );
-    await new Promise((r) => setTimeout(r, 3000));
+    await sleep(3000);
     report(
       `the same ${tasks} tasks closed (CANCELLED), kept for the namespace's retention`,
       before,

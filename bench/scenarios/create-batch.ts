@@ -8,6 +8,7 @@ import { withConcurrency } from '../load.js';
 import { median, summarize } from '../stats.js';
 import type { OursApi } from '../systems/ours-api.js';
 import type { BenchTask } from '../systems/system.js';
+import { hourAheadTask } from './create.js';
 import {
   measured,
   perTask,
@@ -41,17 +42,6 @@ interface Phase {
   cost: PhaseCost;
   /** Seconds the stack kept working after the last create returned; null: still busy at the limit. */
   settledS: number | null;
-}
-
-function task(run: string, i: number, callbackUrl: string): BenchTask {
-  return {
-    taskId: `${run}-${i}`,
-    taskType: 'bench.create',
-    executeAtMs: Date.now() + 3_600_000,
-    callbackUrl,
-    maxRetries: 3,
-    payload: { orderId: `order-${i}`, note: 'create' },
-  };
 }
 
 /** Closed loop of `connections` clients, each sending batches back to back. */
@@ -109,7 +99,7 @@ async function phase(ctx: ScenarioContext, mode: Mode, k: number): Promise<Phase
   const params = PARAMS[ctx.plan.mode];
   const run = runId('create-batch', mode, String(k));
   const api = ctx.systems.get('ours-api') as OursApi;
-  const make = (i: number) => task(run, i, ctx.receiver.callbackUrl(run));
+  const make = (i: number) => hourAheadTask(run, i, ctx.receiver.callbackUrl(run));
   const limits = { count: params.tasksPerPhase, timeLimitMs: params.phaseS * 1000 };
   const [load, cost] = await measured(
     ctx,

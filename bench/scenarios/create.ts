@@ -5,7 +5,7 @@
  */
 import { withConcurrency } from '../load.js';
 import { median } from '../stats.js';
-import type { SystemName } from '../systems/system.js';
+import type { BenchTask, SystemName } from '../systems/system.js';
 import {
   measured,
   perTask,
@@ -27,6 +27,18 @@ interface Round {
   settledS: number | null;
 }
 
+/** Task `i` of a create run: due in an hour, so that nothing fires while creates are measured. */
+export function hourAheadTask(run: string, i: number, callbackUrl: string): BenchTask {
+  return {
+    taskId: `${run}-${i}`,
+    taskType: 'bench.create',
+    executeAtMs: Date.now() + 3_600_000,
+    callbackUrl,
+    maxRetries: 3,
+    payload: { orderId: `order-${i}`, note: 'create' },
+  };
+}
+
 async function createRound(ctx: ScenarioContext, name: SystemName, k: number): Promise<Round> {
   const { concurrency, tasksPerRound, roundS } = ctx.plan.create;
   const run = runId('create', name, String(k));
@@ -34,14 +46,7 @@ async function createRound(ctx: ScenarioContext, name: SystemName, k: number): P
     withConcurrency(
       ctx.systems.get(name),
       { concurrency, count: tasksPerRound, timeLimitMs: roundS * 1000 },
-      (i) => ({
-        taskId: `${run}-${i}`,
-        taskType: 'bench.create',
-        executeAtMs: Date.now() + 3_600_000,
-        callbackUrl: ctx.receiver.callbackUrl(run),
-        maxRetries: 3,
-        payload: { orderId: `order-${i}`, note: 'create' },
-      }),
+      (i) => hourAheadTask(run, i, ctx.receiver.callbackUrl(run)),
     ),
   );
   // Temporal keeps working after the last create returns (first workflow tasks): let it finish

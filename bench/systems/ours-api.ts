@@ -6,7 +6,7 @@ import { Pool } from 'undici';
 import type { ProcessRef } from '../infra/memory.js';
 import type { PersistenceTotals } from '../infra/temporal-server.js';
 import type { OursStack } from './ours-stack.js';
-import type { BenchTask, System } from './system.js';
+import { createRequest, type BenchTask, type System } from './system.js';
 
 export class OursApi implements System {
   readonly name = 'ours-api';
@@ -26,13 +26,13 @@ export class OursApi implements System {
   }
 
   async create(task: BenchTask): Promise<void> {
-    const { status, text } = await this.post('/api/v1/tasks', createBody(task));
+    const { status, text } = await this.post('/api/v1/tasks', createRequest(task));
     if (status !== 201) throw new Error(`API answered ${status}: ${text.slice(0, 200)}`);
   }
 
   /** `POST /api/v1/tasks/batch`: each item's status and error code; throws unless the request is 200. */
   async createBatch(tasks: readonly BenchTask[]): Promise<{ status: number; code?: string }[]> {
-    const { status, text } = await this.post('/api/v1/tasks/batch', { tasks: tasks.map(createBody) });
+    const { status, text } = await this.post('/api/v1/tasks/batch', { tasks: tasks.map(createRequest) });
     if (status !== 200) throw new Error(`API answered ${status}: ${text.slice(0, 200)}`);
     const { results } = JSON.parse(text) as { results: { status: number; error?: { code: string } }[] };
     return results.map((result) => ({
@@ -67,15 +67,4 @@ export class OursApi implements System {
   async stop(): Promise<void> {
     await Promise.all(this.pools.map((pool) => pool.close()));
   }
-}
-
-function createBody(task: BenchTask): Record<string, unknown> {
-  return {
-    taskId: task.taskId,
-    taskType: task.taskType,
-    payload: task.payload,
-    executeAt: new Date(task.executeAtMs).toISOString(),
-    callbackUrl: task.callbackUrl,
-    maxRetries: task.maxRetries,
-  };
 }

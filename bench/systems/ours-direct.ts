@@ -18,7 +18,7 @@ import type { PersistenceTotals } from '../infra/temporal-server.js';
 import { loadPayloadKeyring } from '../../src/security/payload-codec.js';
 import { createDataConverter } from '../../src/temporal/data-converter.js';
 import { encryptionEnv, type OursStack } from './ours-stack.js';
-import type { BenchTask, System } from './system.js';
+import { createRequest, type BenchTask, type System } from './system.js';
 
 export class OursDirect implements System {
   readonly name = 'ours-direct';
@@ -49,25 +49,15 @@ export class OursDirect implements System {
   async create(task: BenchTask): Promise<void> {
     const policy = this.policies.forType(task.taskType)!;
     const { workflowTaskQueue, ...routing } = Policies.routing(this.stack.taskQueue, policy);
-    const { spec, fingerprint } = buildTaskSpec(
-      {
-        taskId: task.taskId,
-        taskType: task.taskType,
-        payload: task.payload,
-        executeAt: new Date(task.executeAtMs).toISOString(),
-        callbackUrl: task.callbackUrl,
-        maxRetries: task.maxRetries,
-      },
-      {
-        owner: DEFAULT_OWNER,
-        now: Date.now(),
-        limits: this.config.limits,
-        policy,
-        ...routing,
-        newTaskId: randomUUID,
-        guard: this.guard,
-      },
-    );
+    const { spec, fingerprint } = buildTaskSpec(createRequest(task), {
+      owner: DEFAULT_OWNER,
+      now: Date.now(),
+      limits: this.config.limits,
+      policy,
+      ...routing,
+      newTaskId: randomUUID,
+      guard: this.guard,
+    });
     // Exactly how the API starts a task (src/api/task-service.ts).
     await this.client.workflow.start<typeof delayedTask>(
       TASK_WORKFLOW_TYPE,

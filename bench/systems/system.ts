@@ -63,3 +63,15 @@ export interface SystemEnv {
   /** `--encryption on`: the payload key (base64) of our API, worker and direct client. */
   encryptionKey: string | undefined;
 }
+
+/** The create request of `task`, as a client sends it to the API (and ours-direct builds its spec from). */
+export function createRequest(task: BenchTask) {
+  return {
+    taskId: task.taskId,
+    taskType: task.taskType,
+    payload: task.payload,
+    executeAt: new Date(task.executeAtMs).toISOString(),
+    callbackUrl: task.callbackUrl,
+    maxRetries: task.maxRetries,
+  };
+}
