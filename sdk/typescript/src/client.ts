@@ -81,7 +81,7 @@ export class DelayedTasksClient {
 
   /** Creates a task; `created` is false when the same task id and spec already existed. */
   async create(input: CreateTaskInput): Promise<CreateTaskResult> {
-    const body = createBody(input, input.taskId ?? randomUUID());
+    const body = createBody(input);
     const { status, body: task } = await this.send({ method: 'POST', path: '/api/v1/tasks', body });
     return { task: withDates<Task>(task as Record<string, unknown>), created: status === 201 };
   }
@@ -100,7 +100,7 @@ export class DelayedTasksClient {
     const sent: number[] = [];
     inputs.forEach((input, index) => {
       try {
-        tasks.push(createBody(input, input.taskId ?? randomUUID()));
+        tasks.push(createBody(input));
         sent.push(index);
       } catch (err) {
         if (!(err instanceof DelayedTaskError)) throw err;
@@ -289,11 +289,19 @@ function apiError(
   return new DelayedTaskError(error.code, message, status, details, requestId);
 }
 
-/** The wire body of one create; throws INVALID_ARGUMENT (status 0) for what the checks refuse. */
-function createBody(input: CreateTaskInput, taskId: string) {
-  const { payload, delaySeconds, executeAt, ...rest } = input;
+/**
+ * The wire body of one create, with a new task id when none is given (a retry then sends the same
+ * one); throws INVALID_ARGUMENT (status 0) for what the checks refuse.
+ */
+function createBody(input: CreateTaskInput) {
+  const { payload, delaySeconds, executeAt, taskId, ...rest } = input;
   checkPayload(payload);
-  return { ...definedOnly(rest), payload, ...wireWhen({ delaySeconds, executeAt }, true), taskId };
+  return {
+    ...definedOnly(rest),
+    payload,
+    ...wireWhen({ delaySeconds, executeAt }, true),
+    taskId: taskId ?? randomUUID(),
+  };
 }
 
 function taskPath(taskId: string): string {
