@@ -78,12 +78,18 @@ async function main(): Promise<void> {
     dynamicConfig: [],
   });
   const taskQueue = 'store-size';
+  const policies = new Policies({});
+  // The queues and shape the API gives a task of this type (v2: the type's queue, a local callback).
+  const { workflowTaskQueue, callbackTaskQueue, localCallback } = Policies.routing(
+    taskQueue,
+    policies.forType('bench.pending')!,
+  );
   const native = await NativeConnection.connect({ address: server.address });
   const workers = await createTaskWorkers({
     connection: native,
     namespace: 'default',
     taskQueue,
-    policies: new Policies({}),
+    policies,
   });
   const running = runWorkers(workers);
   const connection = await Connection.connect({ address: server.address });
@@ -109,14 +115,15 @@ async function main(): Promise<void> {
           traceId: null,
           priority: 3,
           createdAt: new Date(now).toISOString(),
-          callbackTaskQueue: `${taskQueue}.callbacks._default`,
+          callbackTaskQueue,
+          localCallback,
         };
         return client.workflow.start(
           TASK_WORKFLOW_TYPE,
           taskStartOptions(
             spec,
-            'x'.repeat(64),
-            taskQueue,
+            'x'.repeat(64), // a fingerprint's length (SHA-256, hex)
+            workflowTaskQueue,
             'REJECT_DUPLICATE',
             flags['start-delay'] ? Date.now() : undefined,
           ),
@@ -127,7 +134,7 @@ async function main(): Promise<void> {
   // Every first workflow task done (without a start delay: a timer each), nothing left to dispatch.
   await waitUntil(
     async () => {
-      const { count } = await client.workflow.count(`TaskQueue = '${taskQueue}'`);
+      const { count } = await client.workflow.count(`TaskQueue = '${workflowTaskQueue}'`);
       if (count < tasks) return false;
       if (flags['start-delay']) return true;
       const history = await client.workflow.getHandle(ids.at(-1)!).fetchHistory();
@@ -148,8 +155,8 @@ async function main(): Promise<void> {
       await Promise.all(ids.slice(i, i + 50).map((id) => client.workflow.getHandle(id).cancel()));
     await waitUntil(
       async () =>
-        (await client.workflow.count(`TaskQueue = '${taskQueue}' AND ExecutionStatus = 'Running'`)).count ===
-        0,
+        (await client.workflow.count(`TaskQueue = '${workflowTaskQueue}' AND ExecutionStatus = 'Running'`))
+          .count === 0,
       { timeoutMs: 300_000, intervalMs: 1000, what: 'every task to be closed' },
     );
     await sleep(3000);
