@@ -1,6 +1,6 @@
 /**
  * The configuration's documentation is complete both ways: every key src/config.ts reads is in
- * .env.example and in README's configuration table, and every key those two list is read somewhere
+ * .env.example and in the configuration table of docs/configuration.md, and every key those two list is read somewhere
  * (by src/config.ts, or by a script or the test harness, which the table says). The example policy
  * file loads and uses every field a policy file may have.
  */
@@ -24,11 +24,10 @@ function envExampleKeys(): Set<string> {
   return new Set([...read('.env.example').matchAll(/^#?\s*([A-Z][A-Z0-9_]*)=/gm)].map((m) => m[1]!));
 }
 
-/** Keys named in the first column of README's configuration table. */
-function readmeKeys(): Set<string> {
-  const readme = read('README.md');
-  const section = readme.slice(readme.indexOf('\n## Configuration'));
-  const table = section.slice(0, section.indexOf('\n## ', 1));
+/** Keys named in the first column of the configuration table (docs/configuration.md, before its first section). */
+function docKeys(): Set<string> {
+  const doc = read('docs/configuration.md');
+  const table = doc.slice(0, doc.indexOf('\n## '));
   const keys = new Set<string>();
   for (const line of table.split('\n')) {
     const first = line.split('|')[1];
@@ -64,14 +63,14 @@ describe('configuration keys', () => {
 
   it.each([
     ['.env.example', envExampleKeys],
-    ['README configuration table', readmeKeys],
+    ['docs/configuration.md table', docKeys],
   ])('%s lists every key src/config.ts reads', (_name, documented) => {
     expect([...fromConfig].filter((key) => !documented().has(key))).toEqual([]);
   });
 
   it.each([
     ['.env.example', envExampleKeys],
-    ['README configuration table', readmeKeys],
+    ['docs/configuration.md table', docKeys],
   ])('%s lists no key nobody reads', (_name, documented) => {
     const others = otherReaders();
     const unread = [...documented()].filter(

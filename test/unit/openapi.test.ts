@@ -185,12 +185,12 @@ describe('OpenAPI document', () => {
 
   it('names every error code, each as a word of its own', async () => {
     const doc = await spec();
-    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+    const manual = readFileSync(new URL('../../docs/api.md', import.meta.url), 'utf8');
     expect(mentionsCode('TASK_NOT_FOUND (404)', 'NOT_FOUND')).toBe(false);
     expect(mentionsCode('`NOT_FOUND` (404)', 'NOT_FOUND')).toBe(true);
     for (const code of Object.values(ErrorCode)) {
       expect(mentionsCode(doc.info.description, code), `${code} in the OpenAPI description`).toBe(true);
-      expect(mentionsCode(readme, code), `${code} in README.md`).toBe(true);
+      expect(mentionsCode(manual, code), `${code} in docs/api.md`).toBe(true);
     }
   });
 
