@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Runs every SDK's tests (sdk/<lang>/test.sh: format, lint, unit, conformance, live scenarios) against
-# one live stack (scripts/live-stack.sh), prints each language's summary line and duration, and ends
+# Runs every SDK's tests (sdk/<lang>/test.sh: format, lint, unit, conformance, live scenarios), then
+# packs its release artifact and installs it into a fresh project (sdk/<lang>/pack.sh, install-test.sh)
+# against one live stack (scripts/live-stack.sh), prints each language's summary line and duration, and ends
 # with `sdks: N passed, N failed, N skipped`. With a file argument, also writes "passed failed
 # skipped" there (scripts/test.sh adds them to vitest's). Exits non-zero when any SDK failed.
 # SDK folders that do not exist (yet) are left out.
@@ -59,6 +60,8 @@ if [[ -s "$env_file" ]]; then
 fi
 
 passed=0 failed=$stack_failed skipped=0 status=$stack_failed
+pack_dir="$(pwd)/.data/sdk-dist"
+mkdir -p "$pack_dir"
 summary=()
 for lang in "${langs[@]}"; do
   echo
@@ -81,6 +84,28 @@ for lang in "${langs[@]}"; do
   passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + s))
   ((f > 0)) && status=1
   summary+=("$line in ${took} s")
+
+  # The release artifact, installed into a fresh project outside the repository as a user would,
+  # running the README's example against the same live stack.
+  if [[ -f "sdk/$lang/pack.sh" && -f "sdk/$lang/install-test.sh" ]]; then
+    echo
+    echo "==> sdk/$lang: pack and install from the artifact"
+    log=".data/sdk-$lang-install.log"
+    lang_started=$SECONDS
+    { bash "sdk/$lang/pack.sh" "$pack_dir" && bash "sdk/$lang/install-test.sh" "$pack_dir"; } 2>&1 | tee "$log"
+    rc=${PIPESTATUS[0]}
+    took=$((SECONDS - lang_started))
+    line="$(grep -E "^$lang-install: [0-9]+ passed, [0-9]+ failed, [0-9]+ skipped" "$log" | tail -n 1)"
+    [[ -n "$line" ]] || line="$lang-install: 0 passed, 1 failed, 0 skipped (no summary line, exit $rc)"
+    read -r p f s < <(sed -E 's/^[a-z]+-install: ([0-9]+) passed, ([0-9]+) failed, ([0-9]+) skipped.*/\1 \2 \3/' <<<"$line")
+    if [[ $rc -ne 0 && $f -eq 0 ]]; then
+      f=1
+      line="$line (exit $rc)"
+    fi
+    passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + s))
+    ((f > 0)) && status=1
+    summary+=("$line in ${took} s")
+  fi
 done
 
 echo
