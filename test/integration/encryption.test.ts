@@ -401,3 +401,56 @@ describe('operations on encrypted tasks', () => {
     expect(databaseBytes().includes(Buffer.from(MARKER))).toBe(false);
   });
 });
+
+describe('the operator CLI through the codec endpoint (what scripts/dev.sh tells operators to run)', () => {
+  /** `temporal <args>` with the codec endpoint and its token, failing on a non-zero exit. */
+  const viaCodec = (args: string[]) =>
+    cli([...args, '--codec-endpoint', codecUrl, '--codec-auth', `Bearer ${TOKEN}`]);
+
+  it('query, list, show, signal, cancel and reset all work on an encrypted, sleeping task', async () => {
+    const queried = uniqueId('enc-cli-query');
+    const cancelled = uniqueId('enc-cli-cancel');
+    const reset = uniqueId('enc-cli-reset');
+    for (const taskId of [queried, cancelled, reset])
+      await h.create({
+        taskType: 'enc.cli',
+        taskId,
+        payload: { secret: MARKER },
+        delaySeconds: 3600,
+        callbackUrl: callbackUrl(),
+      });
+
+    // A query with no arguments: the CLI encodes an empty argument list (`{}` on the wire).
+    const status = await viaCodec(['workflow', 'query', '-w', queried, '--name', 'status', '-o', 'json']);
+    expect(reveals(status.stdout)).toBe(true);
+    expect(status.stdout).toContain('SCHEDULED');
+
+    const listed = await viaCodec(['workflow', 'list', '-q', `WorkflowId='${queried}'`, '-o', 'json']);
+    expect(JSON.parse(listed.stdout || '[]')).toHaveLength(1);
+    expect(reveals((await viaCodec(['workflow', 'show', '-w', queried, '-o', 'json'])).stdout)).toBe(true);
+
+    // A signal with no arguments, as operators cancel a task.
+    await viaCodec(['workflow', 'signal', '-w', cancelled, '--name', 'cancel']);
+    await waitForStatus(h, cancelled, 'CANCELLED');
+
+    await viaCodec(['workflow', 'cancel', '-w', queried]);
+    await waitForStatus(h, queried, 'CANCELLED');
+
+    await viaCodec([
+      'workflow',
+      'reset',
+      '-w',
+      reset,
+      '-t',
+      'FirstWorkflowTask',
+      '--reason',
+      'cli via codec',
+    ]);
+    // The reset run is the task again, still sleeping: SCHEDULED, the same payload.
+    const afterReset = await h.get(reset);
+    expect(afterReset.body.status).toBe('SCHEDULED');
+    expect(afterReset.body.payload).toEqual({ secret: MARKER });
+    expect(h.receiver.callsFor(cancelled)).toHaveLength(0);
+    expect(databaseBytes().includes(Buffer.from(MARKER))).toBe(false);
+  });
+});

@@ -135,3 +135,18 @@ describe('the codec endpoint counts a key as the API does', () => {
     expect(secretIn(over.body)).toBe(false);
   });
 });
+
+describe('an empty argument list', () => {
+  // The CLI and the Web UI speak proto3 JSON, which leaves an empty `payloads` out: a query or
+  // signal without arguments posts `{}` to /codec/encode.
+  it.each(['encode', 'decode'])('`{}` on /codec/%s is no payloads: 200 {"payloads": []}', async (action) => {
+    const response = await app.inject({
+      method: 'POST',
+      url: `/codec/${action}`,
+      headers: { authorization: `Bearer ${TOKEN}` },
+      payload: {},
+    });
+    expect(response.statusCode).toBe(200);
+    expect(response.json()).toEqual({ payloads: [] });
+  });
+});

@@ -23,7 +23,13 @@ const PayloadSchema = Type.Object({
   metadata: Type.Optional(Type.Record(Type.String(), Base64)),
   data: Type.Optional(Base64),
 });
-export const CodecBodySchema = Type.Object({ payloads: Type.Array(PayloadSchema, { maxItems: 10_000 }) });
+const Payloads = Type.Array(PayloadSchema, { maxItems: 10_000 });
+export const CodecBodySchema = Type.Object({ payloads: Payloads });
+/**
+ * What the Web UI and the CLI send: proto3 JSON leaves an empty list out, so `{}` is the encoding
+ * of no payloads (a query or signal without arguments) and must answer `{"payloads": []}`.
+ */
+const CodecRequestSchema = Type.Object({ payloads: Type.Optional(Payloads) });
 type CodecBody = Static<typeof CodecBodySchema>;
 
 export interface CodecRoutesOptions {
@@ -102,7 +108,7 @@ export const codecRoutes: FastifyPluginAsyncTypebox<CodecRoutesOptions> = async 
           operationId: `codec${action === 'encode' ? 'Encode' : 'Decode'}`,
           tags: ['operations'],
           summary: `${action === 'encode' ? 'Encrypt' : 'Decrypt'} Temporal payloads (remote codec for the Web UI and CLI)`,
-          body: CodecBodySchema,
+          body: CodecRequestSchema,
           response: {
             200: CodecBodySchema,
             400: ErrorBodySchema,
@@ -112,7 +118,7 @@ export const codecRoutes: FastifyPluginAsyncTypebox<CodecRoutesOptions> = async 
         },
       },
       async (request) => {
-        const payloads = request.body.payloads.map(fromJson);
+        const payloads = (request.body.payloads ?? []).map(fromJson);
         try {
           const result = action === 'encode' ? await codec.encode(payloads) : await codec.decode(payloads);
           return { payloads: result.map(toJson) };
