@@ -12,7 +12,7 @@ import {
   systemResolver,
   type Resolver,
 } from '../security/callback-guard.js';
-import { ownerOfWorkflow, WebhookSecrets } from '../security/webhook-secrets.js';
+import { DEFAULT_OWNER, ownerOfWorkflow, WebhookSecrets } from '../security/webhook-secrets.js';
 import { signWebhook, webhookId } from '../security/webhook-signature.js';
 import { CallbackFailureType, type CallbackFailureDetails } from '../shared/task.js';
 import { classifyResponse, type AttemptOutcome } from './classify.js';
@@ -35,6 +35,8 @@ export interface CallbackInput extends CallbackBody {
    * before owners existed: read from the workflow id (`<owner>/<taskId>`, else `default`).
    */
   owner?: string;
+  /** The task's `Idempotency-Key`; absent in attempts of tasks created before it was: the task id. */
+  idempotencyKey?: string;
   callbackUrl: string;
   timeoutMs: number;
 }
@@ -43,7 +45,7 @@ export interface CallbackInput extends CallbackBody {
 export interface CallbackObserver {
   attempted(
     taskType: string,
-    outcome: 'success' | 'retryable' | 'permanent' | 'timeout',
+    outcome: 'success' | 'retryable' | 'permanent' | 'timeout' | 'held',
     seconds: number,
   ): void;
   /** First attempt only: how late the callback started compared with its due time. */
@@ -105,7 +107,6 @@ export function createActivities(deps: CallbackDeps = {}) {
 
   async function deliverCallback(input: CallbackInput): Promise<{ statusCode: number }> {
     const started = Date.now();
-    if (input.attempt === 1) observer.fired(input.taskType, (started - Date.parse(input.executeAt)) / 1000);
     const logContext = {
       taskId: input.taskId,
       taskType: input.taskType,
@@ -121,16 +122,22 @@ export function createActivities(deps: CallbackDeps = {}) {
       workflowId: context.info.workflowExecution?.workflowId ?? input.taskId,
     });
     const seconds = (Date.now() - started) / 1000;
+    // The fire lag of the first attempt the receiver was asked for (a held one was not sent).
+    if (input.attempt === 1 && !(outcome.kind === 'failure' && outcome.type === CallbackFailureType.Held))
+      observer.fired(input.taskType, (started - Date.parse(input.executeAt)) / 1000);
     if (outcome.kind === 'success') {
       observer.attempted(input.taskType, 'success', seconds);
       log.info('callback delivered', { ...logContext, statusCode: outcome.statusCode, seconds });
       return { statusCode: outcome.statusCode };
     }
-    const label = outcome.message.startsWith('callback timed out')
-      ? 'timeout'
-      : outcome.type === CallbackFailureType.Permanent
-        ? 'permanent'
-        : 'retryable';
+    const label =
+      outcome.type === CallbackFailureType.Held
+        ? 'held'
+        : outcome.message.startsWith('callback timed out')
+          ? 'timeout'
+          : outcome.type === CallbackFailureType.Permanent
+            ? 'permanent'
+            : 'retryable';
     observer.attempted(input.taskType, label, seconds);
     log.warn('callback attempt failed', {
       ...logContext,
@@ -163,6 +170,13 @@ interface SendOptions {
   maxResponseBytes: number;
 }
 
+/** A callback our own configuration cannot send yet: the task waits without spending an attempt. */
+const held = (reason: string): AttemptOutcome => ({
+  kind: 'failure',
+  type: CallbackFailureType.Held,
+  message: `held, not sent (no attempt counted): ${reason}`,
+});
+
 const permanent = (message: string): AttemptOutcome => ({
   kind: 'failure',
   type: CallbackFailureType.Permanent,
@@ -175,7 +189,13 @@ async function post(
   attempt: { cancellation: AbortSignal; workflowId: string },
 ): Promise<AttemptOutcome> {
   // The callback body is the contract's, unchanged: the owner travels for signing, not in the body.
-  const { callbackUrl: _url, timeoutMs: _timeout, owner: _owner, ...fields } = input;
+  const {
+    callbackUrl: _url,
+    timeoutMs: _timeout,
+    owner: _owner,
+    idempotencyKey = input.taskId,
+    ...fields
+  } = input;
   const body: CallbackBody = fields;
   const owner = input.owner ?? ownerOfWorkflow(attempt.workflowId);
   try {
@@ -187,19 +207,18 @@ async function post(
   }
   const secrets = send.secrets.secretsFor(owner);
   if (secrets.length === 0) {
-    // A configuration gap an operator can close: retried, never sent unsigned.
-    return {
-      kind: 'failure',
-      type: CallbackFailureType.Retryable,
-      message: `no webhook signing secret for owner ${owner} (nor a default one): set WEBHOOK_SECRET or add the owner to WEBHOOK_SECRETS_FILE`,
-    };
+    // Our configuration gap, not the receiver's fault: held (never sent unsigned, no attempt spent).
+    return held(
+      owner === DEFAULT_OWNER
+        ? 'no webhook signing secret for owner default: set WEBHOOK_SECRET or add it to WEBHOOK_SECRETS_FILE'
+        : `no webhook signing secret for owner ${owner}: add it to WEBHOOK_SECRETS_FILE (npm run webhook-secrets -- create --owner ${owner})`,
+    );
   }
   let configured: Record<string, string>;
   try {
     configured = resolveHeaders(send.headersFor(input.taskType));
   } catch (err) {
-    if (err instanceof HeaderSecretError)
-      return { kind: 'failure', type: CallbackFailureType.Retryable, message: err.message };
+    if (err instanceof HeaderSecretError) return held(err.message);
     throw err;
   }
   const text = JSON.stringify(body);
@@ -209,7 +228,7 @@ async function post(
     ...configured,
     'content-type': 'application/json',
     'user-agent': send.userAgent,
-    'idempotency-key': input.taskId,
+    'idempotency-key': idempotencyKey,
     'x-task-id': input.taskId,
     'x-task-type': input.taskType,
     'x-task-attempt': String(input.attempt),

@@ -6,6 +6,7 @@ import { createHash } from 'node:crypto';
 import type { Config } from '../config.js';
 import type { TaskTypePolicy } from '../policies.js';
 import { PAYLOAD_VERSION_DEFAULT, PRIORITY } from '../shared/limits.js';
+import { idempotencyKeyOf } from '../shared/owner.js';
 import type { TaskSpec } from '../shared/task.js';
 import { hostMatches } from '../security/address-rules.js';
 import { CallbackGuard, CallbackRefusedError } from '../security/callback-guard.js';
@@ -232,6 +233,7 @@ export function buildTaskSpec(
     retryPolicy: ctx.policy.retry,
     ...(ctx.localCallback !== undefined ? { localCallback: ctx.localCallback } : {}),
   };
+  spec.idempotencyKey = idempotencyKeyOf(spec.owner, spec.taskId);
   // A retried create with delaySeconds computes a later executeAt: compare what was asked for.
   const when =
     body.delaySeconds !== undefined ? { delaySeconds: body.delaySeconds } : { executeAt: spec.executeAt };

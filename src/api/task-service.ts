@@ -323,6 +323,8 @@ export class TaskService {
       callbackTaskQueue,
       retryPolicy: policy.retry,
       localCallback,
+      // The replayed task is the same effect at the receiver: the same key as its first run had.
+      ...(previous.idempotencyKey !== undefined && { idempotencyKey: previous.idempotencyKey }),
     };
     try {
       await this.start(spec, fingerprintOf(spec), workflowTaskQueue, 'ALLOW_DUPLICATE');

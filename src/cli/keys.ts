@@ -17,6 +17,7 @@ import {
   type KeysFile,
 } from '../auth/keys.js';
 import { loadConfig } from '../config.js';
+import { addOwnerSecret, readSecretsFile } from './secrets-file.js';
 
 const USAGE = `usage: npm run keys -- <command> [options]
 
@@ -59,8 +60,46 @@ const list = (value: string | undefined) =>
         .map((item) => item.trim())
         .filter(Boolean);
 
+/** Where an owner's webhook signing secrets are (the worker's configuration), for `create`. */
+export interface SigningSecrets {
+  /** WEBHOOK_SECRETS_FILE: a new owner's secret is minted into it. */
+  file: string | undefined;
+  /** WEBHOOK_SECRET is set: the `default` owner has secrets without the file. */
+  defaultOwnerHasSecret: boolean;
+}
+
+/**
+ * A key for an owner with no signing secret of its own: mint one into the secrets file (printed
+ * once, for the owner's receivers), or say that its callbacks will be held until one exists. Never
+ * signed with another owner's secret (src/security/webhook-secrets.ts).
+ */
+function ownerSecretNote(owner: string, signing: SigningSecrets): string[] {
+  if (owner === 'default' && signing.defaultOwnerHasSecret) return [];
+  if (signing.file && (readSecretsFile(signing.file).owners[owner]?.length ?? 0) > 0) return [];
+  if (!signing.file) {
+    return [
+      '',
+      `Owner ${owner} has no webhook signing secret: its callbacks are held (not sent, no attempt counted) until one is`,
+      `configured: set WEBHOOK_SECRETS_FILE and run npm run webhook-secrets -- create --owner ${owner}`,
+    ];
+  }
+  const { secret } = addOwnerSecret(signing.file, owner);
+  return [
+    '',
+    `Owner ${owner} had no webhook signing secret; one was minted into ${signing.file} (the worker reads it`,
+    'within a second). Give it to the receivers of this owner, which verify callbacks with it:',
+    '',
+    secret,
+  ];
+}
+
 /** Runs one command; returns what to print on stdout. */
-export function runKeysCommand(argv: string[], defaultFile: string | undefined, now = new Date()): string {
+export function runKeysCommand(
+  argv: string[],
+  defaultFile: string | undefined,
+  now = new Date(),
+  signing: SigningSecrets = { file: undefined, defaultOwnerHasSecret: false },
+): string {
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
@@ -127,6 +166,7 @@ export function runKeysCommand(argv: string[], defaultFile: string | undefined, 
         key,
         '',
         `Use it as: curl -H 'Authorization: Bearer ${key.slice(0, 4 + keyId.length + 1)}...' ...`,
+        ...ownerSecretNote(entry.owner, signing),
       ].join('\n');
     }
     case 'list': {
@@ -192,7 +232,14 @@ const invokedDirectly =
   process.argv[1] !== undefined && import.meta.url.endsWith(process.argv[1].replace(/\\/g, '/'));
 if (invokedDirectly) {
   try {
-    process.stdout.write(`${runKeysCommand(process.argv.slice(2), loadConfig().auth.keysFile)}\n`);
+    const config = loadConfig();
+    const signing = {
+      file: config.webhooks.secretsFile,
+      defaultOwnerHasSecret: config.webhooks.defaultSecrets.length > 0,
+    };
+    process.stdout.write(
+      `${runKeysCommand(process.argv.slice(2), config.auth.keysFile, new Date(), signing)}\n`,
+    );
   } catch (err) {
     const known = err instanceof UsageError || err instanceof KeysFileError || err instanceof TypeError;
     process.stderr.write(`${known ? (err as Error).message : String(err)}\n`);

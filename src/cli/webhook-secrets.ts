@@ -9,24 +9,12 @@
  * `create` prints the new secret once, for the owner's receivers; without a file it only prints it.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../config.js';
-import { parseSecretsFile, type WebhookSecretsFile } from '../security/webhook-secrets.js';
 import { mintWebhookSecret } from '../security/webhook-signature.js';
+import { addOwnerSecret, readSecretsFile as read, writeSecretsFile as write } from './secrets-file.js';
 
 const OWNER_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
-
-function read(path: string): WebhookSecretsFile {
-  return existsSync(path) ? parseSecretsFile(readFileSync(path, 'utf8'), path) : { owners: {} };
-}
-
-/** Written whole and renamed into place, so the worker never reads half a file. */
-function write(path: string, file: WebhookSecretsFile): void {
-  const temporary = `${path}.${process.pid}.tmp`;
-  writeFileSync(temporary, `${JSON.stringify(file, null, 2)}\n`, { mode: 0o600 });
-  renameSync(temporary, path);
-}
 
 function fingerprint(secret: string): string {
   return createHash('sha256').update(secret).digest('hex').slice(0, 12);
@@ -53,18 +41,14 @@ function main(argv: string[]): number {
   }
   switch (command) {
     case 'create': {
-      const secret = mintWebhookSecret();
       if (path) {
-        const file = read(path);
-        file.owners[owner!] = [secret, ...(file.owners[owner!] ?? [])];
-        write(path, file);
-        console.error(
-          `added to ${path}: owner ${owner} now signs with ${file.owners[owner!]!.length} secret(s), this one first`,
-        );
+        const { secret, count } = addOwnerSecret(path, owner!);
+        console.error(`added to ${path}: owner ${owner} now signs with ${count} secret(s), this one first`);
+        console.log(secret);
       } else {
         console.error('no --file and no WEBHOOK_SECRETS_FILE: the secret is only printed');
+        console.log(mintWebhookSecret());
       }
-      console.log(secret);
       return 0;
     }
     case 'retire': {

@@ -76,17 +76,18 @@ export class WebhookSecrets {
   }
 
   /**
-   * The secrets that sign an owner's callbacks now, the current one first; empty when none. An
-   * owner without secrets of its own is signed with the `default` owner's (file, then
-   * WEBHOOK_SECRET): give each owner its own so that one owner's receivers cannot verify, and so
-   * accept, what was meant for another's.
+   * The secrets that sign an owner's callbacks now, the current one first; empty when the owner has
+   * none. Never another owner's: a callback signed with `default`'s secret would verify at
+   * `default`'s receivers, which would accept what was meant for someone else. The `default` owner's
+   * come from the file, then WEBHOOK_SECRET; every other owner's from the file only (`npm run keys
+   * -- create` mints one for a new owner). An owner without any is a configuration gap: the
+   * callback is held, not sent and not counted as an attempt (src/activities/callback.ts).
    */
   secretsFor(owner: string = DEFAULT_OWNER): readonly string[] {
     if (this.path && Date.now() - this.checkedAt >= this.recheckMs) this.reload(false);
     const own = this.owners[owner];
     if (own && own.length > 0) return own;
-    const fallback = this.owners[DEFAULT_OWNER];
-    return fallback && fallback.length > 0 ? fallback : this.defaultSecrets;
+    return owner === DEFAULT_OWNER ? this.defaultSecrets : [];
   }
 
   /** Whether any secret is configured at all (the worker warns at boot when none is). */

@@ -59,3 +59,12 @@ export const ATTEMPT_TIMEOUT_MARGIN_MS = 5_000;
 
 /** Attempts a task's attempt history keeps (the newest); older ones are dropped, `attempts` still counts them. */
 export const ATTEMPT_HISTORY_LIMIT = 50;
+
+/**
+ * How long a held callback (our own configuration lacks its secret) waits before it is tried again:
+ * 5 s, doubling to at most a minute, so a fixed configuration is picked up within a minute. Held
+ * tries are not attempts: they spend none of the task's retries.
+ */
+export function heldRetryDelayMs(holds: number): number {
+  return Math.min(60_000, 5_000 * 2 ** Math.max(0, holds - 1));
+}

@@ -17,6 +17,13 @@ export function workflowIdOf(owner: string, taskId: string): string {
   return owner === DEFAULT_OWNER ? taskId : `${owner}/${taskId}`;
 }
 
+/**
+ * The `Idempotency-Key` of a task's callbacks: unique across owners, so two owners' tasks of the same
+ * id are two effects at a shared receiver. The workflow id: the bare task id for owner `default`
+ * (today's key, unchanged), `<owner>/<taskId>` for any other owner.
+ */
+export const idempotencyKeyOf = workflowIdOf;
+
 /** Owner and client task id of a workflow id (the inverse of `workflowIdOf`). */
 export function parseWorkflowId(workflowId: string): { owner: string; taskId: string } {
   const slash = workflowId.indexOf('/');

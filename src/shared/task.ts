@@ -50,6 +50,12 @@ export interface TaskSpec {
    * activity on `callbackTaskQueue`. Absent in inputs recorded before v2: a regular activity.
    */
   localCallback?: boolean;
+  /**
+   * The callback's `Idempotency-Key` (`idempotencyKeyOf`), written at create since keys became unique
+   * across owners, and carried over by a replay. Absent in inputs recorded before: the bare task id,
+   * which such a task keeps for life, so no retry of it ever arrives under a second key.
+   */
+  idempotencyKey?: string;
 }
 
 export interface TaskError {
@@ -135,6 +141,12 @@ export const CallbackFailureType = {
   Retryable: 'CallbackRetryable',
   /** Never worth another attempt: other 4xx, 3xx, an invalid URL. */
   Permanent: 'CallbackPermanent',
+  /**
+   * Not sent: our own configuration lacks what the callback needs (the owner's signing secret, a
+   * header secret of the type). The receiver was never asked, so the task is held: tried again later
+   * without counting an attempt, until an operator fixes the configuration.
+   */
+  Held: 'CallbackHeld',
 } as const;
 export type CallbackFailureType = (typeof CallbackFailureType)[keyof typeof CallbackFailureType];
 

@@ -36,9 +36,17 @@ Runtime.install({
 });
 
 const callbackDeps = callbackDepsFromConfig(config);
+if (!config.webhooks.secretsFile && config.webhooks.defaultSecrets.length === 0) {
+  // Every callback is signed: with no secret anywhere, every due task would be held. Our fault, said
+  // at once rather than discovered task by task.
+  logger.fatal(
+    'no webhook signing secret: set WEBHOOK_SECRET (the default owner) or WEBHOOK_SECRETS_FILE (per owner); refusing to start',
+  );
+  process.exit(1);
+}
 if (!callbackDeps.secrets?.configured) {
   logger.warn(
-    'no webhook signing secret configured (WEBHOOK_SECRET, WEBHOOK_SECRETS_FILE): callbacks fail until one is',
+    `${config.webhooks.secretsFile} has no secret yet: callbacks are held (no attempt spent) until owners get theirs`,
   );
 }
 const metrics = new WorkerMetrics();

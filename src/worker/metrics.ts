@@ -33,7 +33,7 @@ export class WorkerMetrics {
   });
   private readonly attempts = new Counter({
     name: 'delayed_tasks_callback_attempts_total',
-    help: 'Callback attempts by task type and outcome (success, retryable, permanent, timeout)',
+    help: 'Callback attempts by task type and outcome (success, retryable, permanent, timeout, held: not sent for want of our own configuration)',
     labelNames: ['task_type', 'outcome'],
     registers: [this.registry],
   });

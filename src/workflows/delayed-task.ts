@@ -22,7 +22,12 @@ import {
 } from '@temporalio/workflow';
 import type { CallbackActivities } from '../activities/callback.js';
 import { retryDelayMs, withinTotalTime } from '../shared/backoff.js';
-import { ATTEMPT_TIMEOUT_MARGIN_MS, SEARCH_ATTRIBUTES, WORKFLOW_PATCHES } from '../shared/constants.js';
+import {
+  ATTEMPT_TIMEOUT_MARGIN_MS,
+  heldRetryDelayMs,
+  SEARCH_ATTRIBUTES,
+  WORKFLOW_PATCHES,
+} from '../shared/constants.js';
 import type { TaskSinks } from '../shared/sinks.js';
 import {
   CallbackFailureType,
@@ -173,7 +178,9 @@ export async function delayedTask(spec: TaskSpec): Promise<TaskState> {
     else setStatus('RUNNING');
     const attemptCallback = v2 && spec.localCallback === true ? deliverCallbackLocally : deliverCallback;
     state.firedAt = new Date().toISOString();
-    const firstAttemptAt = Date.now();
+    // Moved on by the time spent held, which the task type's maximum total time does not count.
+    let firstAttemptAt = Date.now();
+    let holds = 0;
     log.info('task due, calling back', { ...logContext, executeAt: state.executeAt });
     for (let attempt = 1; ; attempt++) {
       state.attempts = attempt;
@@ -194,6 +201,8 @@ export async function delayedTask(spec: TaskSpec): Promise<TaskState> {
           attemptCallback({
             taskId: spec.taskId,
             owner: ownerOf(spec),
+            // Only when the input has one: an attempt's input of an older task stays as it was.
+            ...(spec.idempotencyKey !== undefined && { idempotencyKey: spec.idempotencyKey }),
             taskType: spec.taskType,
             payload: spec.payload,
             payloadVersion: spec.payloadVersion,
@@ -211,6 +220,24 @@ export async function delayedTask(spec: TaskSpec): Promise<TaskState> {
         if (cancelRequested) return finish('CANCELLED');
         if (isCancellation(err)) throw err;
         const failure = describeFailure(err);
+        if (failure.held) {
+          // Our configuration lacks what this callback needs (a signing or header secret): the
+          // receiver was never asked, so no attempt is spent; wait and try the same attempt again.
+          // Replay-safe without a patch: no recorded history holds a failure of this type.
+          const delay = heldRetryDelayMs(++holds);
+          state.attempts = attempt - 1;
+          state.nextAttemptAt = new Date(Date.now() + delay).toISOString();
+          if (state.lastError?.message !== failure.error.message) {
+            state.lastError = failure.error;
+            upsertMemo({ lastError: state.lastError });
+            log.warn('callback held: configuration missing', { ...logContext, error: failure.error });
+          }
+          await condition(() => cancelRequested, delay);
+          if (cancelRequested) return finish('CANCELLED');
+          firstAttemptAt += delay;
+          attempt--;
+          continue;
+        }
         recordOutcome(
           failure.retryable ? 'RETRYABLE_ERROR' : 'PERMANENT_ERROR',
           failure.error.statusCode,
@@ -276,6 +303,8 @@ export async function delayedTask(spec: TaskSpec): Promise<TaskState> {
 interface AttemptFailure {
   error: TaskError;
   retryable: boolean;
+  /** Not sent for want of our own configuration: no attempt spent. */
+  held?: boolean;
   retryAfterMs?: number;
 }
 
@@ -289,6 +318,7 @@ function describeFailure(err: unknown): AttemptFailure {
     return {
       error,
       retryable: cause.type !== CallbackFailureType.Permanent,
+      held: cause.type === CallbackFailureType.Held,
       retryAfterMs: details.retryAfterMs,
     };
   }

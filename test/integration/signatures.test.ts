@@ -19,6 +19,7 @@ import { TEST_WEBHOOK_SECRET } from '../helpers/test-env.js';
 import { ensurePythonWebhooks, verifyWithPython, type VerifyCase } from '../helpers/python-webhooks.js';
 import type { ReceivedCallback } from '../helpers/receiver.js';
 import { uniqueId, waitForStatus } from '../helpers/tasks.js';
+import { waitFor } from '../helpers/wait.js';
 
 const OLD_DEFAULT = mintWebhookSecret();
 const ORDERS_NEW = mintWebhookSecret();
@@ -41,6 +42,29 @@ beforeAll(async () => {
 afterAll(async () => {
   await h?.stop();
 });
+
+/** Starts a task of `owner` directly (workflow id <owner>/<taskId>), due now; returns its task id. */
+async function startOwned(owner: string, taskId: string): Promise<string> {
+  const taskType = h.taskType();
+  const policy = h.policies.forType(taskType)!;
+  const { spec, fingerprint } = buildTaskSpec(
+    { taskType, taskId, payload: { n: 1 }, delaySeconds: 0, callbackUrl: h.receiver.url },
+    {
+      now: Date.now(),
+      limits: h.config.limits,
+      policy,
+      callbackTaskQueue: Policies.taskQueue(h.taskQueue, policy),
+      newTaskId: () => taskId,
+      guard: new CallbackGuard(h.config.callbacks),
+      owner,
+    },
+  );
+  await h.client.workflow.start(
+    TASK_WORKFLOW_TYPE,
+    taskStartOptions(spec, fingerprint, h.taskQueue, 'REJECT_DUPLICATE'),
+  );
+  return taskId;
+}
 
 function headersOf(call: ReceivedCallback): Record<string, string> {
   const headers: Record<string, string> = {};
@@ -134,26 +158,7 @@ describe('signed callbacks', () => {
   });
 
   it("sign an owner's tasks with that owner's secrets from the file, new and old while they overlap", async () => {
-    // An owner's task: workflow id <owner>/<taskId>.
-    const taskId = uniqueId('owned');
-    const taskType = h.taskType();
-    const policy = h.policies.forType(taskType)!;
-    const { spec, fingerprint } = buildTaskSpec(
-      { taskType, taskId, payload: { n: 1 }, delaySeconds: 0, callbackUrl: h.receiver.url },
-      {
-        now: Date.now(),
-        limits: h.config.limits,
-        policy,
-        callbackTaskQueue: Policies.taskQueue(h.taskQueue, policy),
-        newTaskId: () => taskId,
-        guard: new CallbackGuard(h.config.callbacks),
-        owner: 'orders',
-      },
-    );
-    await h.client.workflow.start(
-      TASK_WORKFLOW_TYPE,
-      taskStartOptions(spec, fingerprint, h.taskQueue, 'REJECT_DUPLICATE'),
-    );
+    const taskId = await startOwned('orders', uniqueId('owned'));
     const [call] = await h.receiver.waitForCalls(taskId, 1);
     const headers = headersOf(call!);
     // Another owner's task of the same id is another message.
@@ -168,6 +173,40 @@ describe('signed callbacks', () => {
     expect(node.slice(0, 2)).toEqual(['ok', 'ok']);
     expect(python).toEqual(['ok', 'ok', 'WebhookVerificationError']);
     expect(node[2]).not.toBe('ok');
+  });
+
+  it("never sign an owner's callback with another owner's secret: an owner without one is held, nothing sent", async () => {
+    const taskId = await startOwned('nosecret', uniqueId('unsigned'));
+    const held = await waitFor(
+      async () => {
+        const state = await h.client.workflow
+          .getHandle(`nosecret/${taskId}`)
+          .query<{ lastError: { message: string } | null; attempts: number }>('status');
+        return state.lastError?.message.includes('held') ? state : undefined;
+      },
+      { timeoutMs: 30_000, what: 'the task held' },
+    );
+    expect(held.lastError!.message).toContain('no webhook signing secret for owner nosecret');
+    expect(held.attempts).toBe(0);
+    expect(h.receiver.callsFor(taskId)).toHaveLength(0);
+    await h.client.workflow.getHandle(`nosecret/${taskId}`).terminate('test done');
+  });
+
+  it("give two owners' tasks of the same id different idempotency keys; the default owner keeps the bare id", async () => {
+    const taskId = uniqueId('same-id');
+    await h.create({
+      taskType: h.taskType(),
+      taskId,
+      payload: {},
+      delaySeconds: 0,
+      callbackUrl: h.receiver.url,
+    });
+    await startOwned('orders', taskId);
+    const calls = await h.receiver.waitForCalls(taskId, 2);
+    const keys = calls.map((call) => String(call.headers['idempotency-key'])).sort();
+    expect(keys).toEqual([taskId, `orders/${taskId}`].sort());
+    // The body is the contract's, unchanged: the client's task id.
+    expect(calls.every((call) => call.body.taskId === taskId)).toBe(true);
   });
 
   it('keep the same webhook-id when a dead letter is replayed', async () => {

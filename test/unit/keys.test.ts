@@ -23,6 +23,7 @@ import { checkTaskAccess, hasScope, ownerAccess, taskTypeMatches } from '../../s
 import { isLoopbackHost, refusalWithoutKeys } from '../../src/auth/secure-default.js';
 import { runKeysCommand, UsageError } from '../../src/cli/keys.js';
 import { ApiError } from '../../src/api/errors.js';
+import { WebhookSecrets } from '../../src/security/webhook-secrets.js';
 
 const minted = mintKey();
 const RANDOM = 'A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8S9t0U1v';
@@ -362,5 +363,36 @@ describe('keys CLI', () => {
 
   it('needs a file', () => {
     expect(() => runKeysCommand(['list'], undefined)).toThrow(UsageError);
+  });
+
+  it("mints a new owner's own webhook signing secret, once, never reusing another owner's", () => {
+    const secretsFile = join(dir, 'webhook-secrets.json');
+    const signing = { file: secretsFile, defaultOwnerHasSecret: true };
+    const create = (owner: string) =>
+      runKeysCommand(['create', '--owner', owner, '--scopes', 'tasks:write'], file, now, signing);
+    const first = create('billing');
+    const owners = new WebhookSecrets({ secretsFile });
+    const [secret] = owners.secretsFor('billing');
+    expect(secret).toMatch(/^whsec_/);
+    expect(first).toContain(secret);
+    // A second key of the same owner keeps its secret; another owner gets another one.
+    expect(create('billing')).not.toContain('whsec_');
+    create('payments');
+    const reread = JSON.parse(readFileSync(secretsFile, 'utf8')) as { owners: Record<string, string[]> };
+    expect(reread.owners.billing).toEqual([secret]);
+    expect(reread.owners.payments).toHaveLength(1);
+    expect(reread.owners.payments![0]).not.toBe(secret);
+    // `default` signs with WEBHOOK_SECRET: nothing minted for it.
+    expect(create('default')).not.toContain('whsec_');
+    expect(reread.owners.default).toBeUndefined();
+  });
+
+  it('says that a new owner without a secrets file will have its callbacks held', () => {
+    const output = runKeysCommand(['create', '--owner', 'reports', '--scopes', 'tasks:write'], file, now, {
+      file: undefined,
+      defaultOwnerHasSecret: true,
+    });
+    expect(output).toContain('held');
+    expect(output).toContain('webhook-secrets -- create --owner reports');
   });
 });

@@ -2,6 +2,9 @@
  * Pure pieces of the security work: the payload codec's failure modes, the key configuration, the
  * policy file's header secrets, log redaction of URLs and signatures against the spec's example.
  */
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config.js';
 import { redactUrl } from '../../src/observability/logger.js';
@@ -113,10 +116,19 @@ describe('signatures and ids', () => {
 });
 
 describe('WebhookSecrets', () => {
-  it("signs an owner without secrets of its own with the default owner's", () => {
+  it("never signs an owner without secrets of its own with the default owner's", () => {
     const secrets = new WebhookSecrets({ defaultSecrets: ['whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw'] });
-    expect(secrets.secretsFor('orders')).toEqual(['whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw']);
+    expect(secrets.secretsFor('default')).toEqual(['whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw']);
+    expect(secrets.secretsFor('orders')).toEqual([]);
     expect(new WebhookSecrets().secretsFor('orders')).toEqual([]);
+  });
+
+  it("never signs with another owner's secrets from the file either", () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'secrets-')), 'secrets.json');
+    writeFileSync(file, JSON.stringify({ owners: { default: ['whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw'] } }));
+    const secrets = new WebhookSecrets({ secretsFile: file });
+    expect(secrets.secretsFor('default')).toEqual(['whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw']);
+    expect(secrets.secretsFor('billing')).toEqual([]);
   });
 });
 

@@ -164,6 +164,8 @@ describe('buildTaskSpec', () => {
     expect(spec).toEqual({
       taskId: 'generated',
       owner: 'orders',
+      // Unique across owners: another owner's task `generated` is another effect at a shared receiver.
+      idempotencyKey: 'orders/generated',
       taskType: 'a.b',
       payload: { x: 1 },
       payloadVersion: 1,
