@@ -126,7 +126,9 @@ export function runKeysCommand(
     case 'create': {
       const file = readFile(path, true);
       if (values['if-none'] && file.keys.length > 0) {
-        return `${path} already has ${file.keys.length} key(s); none minted`;
+        // A volume from before owners signed with their own secrets: the owner still gets one.
+        const note = values.owner ? ownerSecretNote(values.owner, signing) : [];
+        return [`${path} already has ${file.keys.length} key(s); none minted`, ...note].join('\n');
       }
       if (!values.owner) throw new UsageError('create needs --owner');
       const scopes = list(values.scopes) ?? [];
