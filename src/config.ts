@@ -3,6 +3,7 @@
  * Every key is documented in README.md and .env.example.
  */
 
+import { isIP } from 'node:net';
 import { parseCidr } from './security/address-rules.js';
 import { isWebhookSecret } from './security/webhook-signature.js';
 
@@ -84,8 +85,23 @@ export interface Config {
     keysWatchIntervalMs: number;
     /** Requests per minute of a key that sets no `requestsPerMinute`, per API process. @defaultValue 6000 */
     requestsPerMinute: number;
-    /** Failed authentications per minute from one client address before it gets 429. @defaultValue 30 */
+    /**
+     * Failed authentications per minute from one client (an IPv4 address, an IPv6 /64) before its
+     * next failure gets 429; a valid credential is never refused for them. @defaultValue 30
+     */
     failuresPerMinute: number;
+    /** Failed authentications per minute from all clients together (a guess spread over many addresses). @defaultValue 600 */
+    failuresPerMinuteGlobal: number;
+  };
+  http: {
+    /**
+     * Proxies (CIDRs or addresses) whose `X-Forwarded-For` and `X-Forwarded-Proto` are believed: the
+     * client address for failed-login limits and logs, https for the console's Secure cookie. Empty:
+     * none, the peer address is the client. @defaultValue none
+     */
+    trustProxy: string[];
+    /** Send `Strict-Transport-Security` (max-age in seconds) on answers served over https. @defaultValue 0 (off) */
+    hstsMaxAgeSeconds: number;
   };
   metrics: {
     /** When set, `/metrics` of the API requires `Authorization: Bearer <token>`. */
@@ -217,6 +233,15 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
       keysWatchIntervalMs: read.int('API_KEYS_WATCH_INTERVAL_MS', 2000, 0, 3_600_000),
       requestsPerMinute: read.int('RATE_LIMIT_PER_MINUTE', 6000, 1, 10_000_000),
       failuresPerMinute: read.int('AUTH_FAILURES_PER_MINUTE', 30, 1, 1_000_000),
+      failuresPerMinuteGlobal: read.int('AUTH_FAILURES_PER_MINUTE_GLOBAL', 600, 1, 10_000_000),
+    },
+    http: {
+      trustProxy: read.list(
+        'TRUST_PROXY',
+        (value) => parseCidr(value) !== undefined || isIP(value) !== 0,
+        'a CIDR or an address',
+      ),
+      hstsMaxAgeSeconds: read.int('HSTS_MAX_AGE_SECONDS', 0, 0, 2 * 365 * 24 * 3600),
     },
     metrics: {
       token:

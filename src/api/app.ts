@@ -54,7 +54,18 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     bodyLimit: config.limits.maxPayloadBytes + ENVELOPE_BYTES,
     requestIdHeader: 'x-request-id',
     return503OnClosing: true,
+    // Only these proxies' X-Forwarded-* headers are believed (request.ip, request.protocol).
+    trustProxy: config.http.trustProxy.length > 0 ? config.http.trustProxy : false,
   }).withTypeProvider<TypeBoxTypeProvider>();
+
+  if (config.http.hstsMaxAgeSeconds > 0) {
+    // Only on answers that went out over https (directly, or as a trusted proxy says): browsers
+    // ignore it over http, and a laptop's first run must not pin anything.
+    const hsts = `max-age=${config.http.hstsMaxAgeSeconds}; includeSubDomains`;
+    app.addHook('onSend', async (request, reply) => {
+      if (request.protocol === 'https') reply.header('strict-transport-security', hsts);
+    });
+  }
 
   // Bodies are validated as sent (no coercion, unknown fields rejected); query strings and path
   // parameters are text, so numbers there are coerced.
@@ -128,6 +139,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     keys: options.keys,
     requestsPerMinute: config.auth.requestsPerMinute,
     failuresPerMinute: config.auth.failuresPerMinute,
+    failuresPerMinuteGlobal: config.auth.failuresPerMinuteGlobal,
   });
 
   await app.register(swagger, {

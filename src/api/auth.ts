@@ -10,6 +10,7 @@
 import rateLimit from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AuthFailure, KeyStore } from '../auth/key-store.js';
+import { clientKey } from '../auth/client-address.js';
 import {
   ANONYMOUS,
   hasScope,
@@ -63,15 +64,21 @@ export interface AuthOptions {
   keys: KeyStore | undefined;
   /** Requests per minute of a key without its own limit. */
   requestsPerMinute: number;
-  /** Failed authentications per minute from one client address. */
+  /** Failed authentications per minute from one client (an IPv4 address, an IPv6 /64). */
   failuresPerMinute: number;
+  /** Failed authentications per minute from every client together: the ceiling for a spread guess. */
+  failuresPerMinuteGlobal: number;
 }
 
-/** `AUTH_FAILURES_PER_MINUTE` from one client address, whatever credential it tried. */
+/**
+ * Failed authentications, whatever credential was tried (API key, codec token, console login):
+ * `AUTH_FAILURES_PER_MINUTE` per client and `AUTH_FAILURES_PER_MINUTE_GLOBAL` in all. Only failures
+ * are limited: a request with a valid credential is never refused for them, so neither a load
+ * balancer's address (without TRUST_PROXY) nor an attacker guessing from everywhere can lock real
+ * clients out.
+ */
 export interface AuthFailureGate {
-  /** 429 for an address over its limit, before its credential is even read (a right guess gains nothing). */
-  check(request: FastifyRequest, reply: FastifyReply): Promise<void>;
-  /** Counts one failed authentication of the address; 429 when that takes it over the limit. */
+  /** Counts one failed authentication; 429 once its client, or everyone together, is over the limit. */
   count(request: FastifyRequest, reply: FastifyReply): Promise<void>;
 }
 
@@ -100,20 +107,30 @@ export async function registerAuth(app: FastifyInstance, options: AuthOptions): 
     timeWindow: MINUTE_MS,
   });
   const failures = app.createRateLimit({
-    keyGenerator: (request) => `ip:${request.ip}`,
+    // request.ip: the client as TRUST_PROXY lets Fastify read it from X-Forwarded-For.
+    keyGenerator: (request) => `client:${clientKey(request.ip)}`,
     max: options.failuresPerMinute,
     timeWindow: MINUTE_MS,
   });
+  const allFailures = app.createRateLimit({
+    keyGenerator: () => 'all-clients',
+    max: options.failuresPerMinuteGlobal,
+    timeWindow: MINUTE_MS,
+  });
 
-  const lockedOut = 'too many failed authentications from this address; retry later';
   const gate: AuthFailureGate = {
-    async check(request, reply) {
-      const seen = await failures(request, { increment: false });
-      if (!seen.isAllowed && seen.isExceeded) throw tooMany(reply, seen.ttlInSeconds, lockedOut);
-    },
     async count(request, reply) {
-      const counted = await failures(request);
-      if (!counted.isAllowed && counted.isExceeded) throw tooMany(reply, counted.ttlInSeconds, lockedOut);
+      const [client, everyone] = [await failures(request), await allFailures(request)];
+      if (!client.isAllowed && client.isExceeded) {
+        throw tooMany(
+          reply,
+          client.ttlInSeconds,
+          'too many failed authentications from this client; retry later',
+        );
+      }
+      if (!everyone.isAllowed && everyone.isExceeded) {
+        throw tooMany(reply, everyone.ttlInSeconds, 'too many failed authentications; retry later');
+      }
     },
   };
   app.decorate('authFailures', gate);
@@ -144,7 +161,6 @@ export async function registerAuth(app: FastifyInstance, options: AuthOptions): 
     scope: Scope,
   ): Promise<boolean> => {
     if (!keys) return false;
-    await gate.check(request, reply);
     const result = keys.authenticate(request.headers.authorization);
     if (!result.ok) {
       request.audit.authFailure = result.reason;

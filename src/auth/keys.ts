@@ -113,6 +113,13 @@ export const KeyEntrySchema = Type.Object(
     requestsPerMinute: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000 })),
     expiresAt: Type.Optional(Type.String({ format: 'date-time' })),
     disabled: Type.Optional(Type.Boolean()),
+    sessionsNotBefore: Type.Optional(
+      Type.String({
+        format: 'date-time',
+        description:
+          'Console sessions of this key issued before this time are refused (set by disable and enable)',
+      }),
+    ),
     createdAt: Type.Optional(Type.String({ format: 'date-time' })),
     description: Type.Optional(Type.String({ maxLength: 200 })),
   },

@@ -222,6 +222,8 @@ export function runKeysCommand(
       if (!entry) throw new UsageError(`no key ${keyId} in ${path}`);
       if (command === 'disable') entry.disabled = true;
       else delete entry.disabled;
+      // Either way, console sessions logged in before now end: re-enabling a key revives none.
+      entry.sessionsNotBefore = now.toISOString();
       writeFile(path, file);
       return `API key ${keyId} (owner ${entry.owner}) ${command}d in ${path}`;
     }

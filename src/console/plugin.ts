@@ -26,7 +26,7 @@ import type { Config } from '../config.js';
 import { workflowIdOf } from '../shared/owner.js';
 import { createAjv, toFieldProblems, type FieldProblem } from '../validation.js';
 import { CONSOLE_CSS, CONSOLE_JS } from './assets.js';
-import { SessionSigner } from './session.js';
+import { newSession, RevokedSessions, SessionSigner } from './session.js';
 import {
   batchPage,
   bulkPage,
@@ -50,6 +50,9 @@ export interface ConsoleOptions {
   keys: KeyStore | undefined;
 }
 
+/** What every console page needs: each one shows tasks, as GET /api/v1/tasks does. */
+export const CONSOLE_SCOPE = 'tasks:read';
+
 export const SESSION_COOKIE = 'dts_console';
 const SAMPLE_SIZE = 500;
 /** Window of the overview's SUCCEEDED and CANCELLED counts. */
@@ -69,6 +72,7 @@ export async function consoleRoutes(app: FastifyInstance, options: ConsoleOption
   const { tasks, keys, config } = options;
   const signer = new SessionSigner(config.console.sessionSecrets);
   const sessionTtlMs = config.console.sessionTtlSeconds * 1000;
+  const revoked = new RevokedSessions();
   if (keys && config.console.sessionSecrets.length === 0 && !isLoopbackHost(config.api.host)) {
     app.log.warn(
       'CONSOLE_SESSION_SECRET is not set: console sessions are signed with a random secret of this process, so behind a load balancer a session works only on the process that made it',
@@ -202,13 +206,20 @@ export async function consoleRoutes(app: FastifyInstance, options: ConsoleOption
     const ring = keys.current;
     const session = signer.verify(request.cookies[SESSION_COOKIE], now, (keyId) => ring.entry(keyId)?.hash);
     const entry = session ? ring.entry(session.keyId) : undefined;
-    const result = entry ? ring.admit(entry, now) : undefined;
+    const notBefore = entry?.sessionsNotBefore === undefined ? 0 : Date.parse(entry.sessionsNotBefore);
+    const live = session !== undefined && !revoked.has(session, now) && session.issuedAt >= notBefore;
+    const result = entry && live ? ring.admit(entry, now) : undefined;
     if (!result?.ok) {
       if (request.method === 'GET') return reply.redirect('/console/login', 303);
       throw new ApiError(
         ErrorCode.Unauthenticated,
         'log in again: the console session is missing or expired',
       );
+    }
+    // Every page shows tasks (payloads, callback URLs): the scope GET /api/v1/tasks needs. A key that
+    // lost it since its login reads nothing more; logging out needs no scope.
+    if (url !== '/console/logout' && !hasScope(result.principal, CONSOLE_SCOPE)) {
+      throw permissionDenied('authorization', `lacks scope ${CONSOLE_SCOPE}`);
     }
     request.viewer = { principal: result.principal };
   });
@@ -247,16 +258,21 @@ export async function consoleRoutes(app: FastifyInstance, options: ConsoleOption
     if (!keys) return reply.redirect('/console', 303);
     const key = ((request.body as Form | undefined)?.key ?? '').trim();
     const ring = keys.current;
-    // A login guesses a key as an API call does: the same limit of failures per client address.
-    await app.authFailures.check(request, reply);
+    // A login guesses a key as an API call does: failures count against the same limits.
     const result = ring.authenticate(`Bearer ${key}`, Date.now());
     if (!result.ok) {
       audit(request, 'login', { outcome: `refused: ${result.reason}` });
       await app.authFailures.count(request, reply);
       return page(reply, loginPage(viewerOf(request, reply).csrfToken, 'That key is not valid.'), 401);
     }
+    if (!hasScope(result.principal, CONSOLE_SCOPE)) {
+      // A valid key (not a guess: no failure counted) that can read no page: no session at all.
+      audit(request, 'login', { outcome: `refused: lacks scope ${CONSOLE_SCOPE}` });
+      const message = `That key cannot use the console: it needs scope ${CONSOLE_SCOPE} (or admin).`;
+      return page(reply, loginPage(viewerOf(request, reply).csrfToken, message), 403);
+    }
     const keyId = result.principal.keyId!;
-    const session = signer.sign({ keyId, expiresAt: Date.now() + sessionTtlMs }, ring.entry(keyId)!.hash);
+    const session = signer.sign(newSession(keyId, Date.now(), sessionTtlMs), ring.entry(keyId)!.hash);
     request.viewer = { principal: result.principal };
     audit(request, 'login', { outcome: 'ok' });
     return reply
@@ -271,6 +287,11 @@ export async function consoleRoutes(app: FastifyInstance, options: ConsoleOption
   });
 
   app.post('/console/logout', async (request, reply) => {
+    // The session ends on the server too: a copy of the cookie is refused from now on.
+    const ring = keys?.current;
+    const session =
+      ring && signer.verify(request.cookies[SESSION_COOKIE], Date.now(), (id) => ring.entry(id)?.hash);
+    if (session) revoked.revoke(session);
     audit(request, 'logout', { outcome: 'ok' });
     return reply.clearCookie(SESSION_COOKIE, { path: '/console' }).redirect('/console/login', 303);
   });

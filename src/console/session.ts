@@ -2,9 +2,10 @@
  * Console sessions as signed, expiring cookies, so that any API process holding the same secret
  * accepts a session another one made (several processes behind one load balancer). The cookie
  * names the API key (its id, never its secret) and the expiry; its HMAC-SHA256 also covers the
- * key's stored hash, so a key re-minted under its id ends the sessions of the old one. Nothing is
- * kept on the server: logging out clears the browser's cookie, and a copy of it stays valid until
- * it expires (keep CONSOLE_SESSION_TTL_SECONDS short; disabling the key ends it at once).
+ * key's stored hash, so a key re-minted under its id ends the sessions of the old one. Each session
+ * has an id and an issue time: logging out revokes the id (`RevokedSessions`, in the process that
+ * served the logout), and disabling or re-enabling a key ends every session issued before
+ * (`sessionsNotBefore` in the keys file), so re-enabling a key never revives an old cookie.
  */
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 
@@ -14,6 +15,33 @@ export interface SessionClaims {
   keyId: string;
   /** Epoch milliseconds; a session is refused from then on. */
   expiresAt: number;
+  /** Random id, revoked by logging out; empty in cookies signed before sessions had one. */
+  sessionId: string;
+  /** Epoch milliseconds of the login; 0 in cookies signed before sessions had one. */
+  issuedAt: number;
+}
+
+/** A new session's claims: a random id, issued now. */
+export function newSession(keyId: string, now: number, ttlMs: number): SessionClaims {
+  return { keyId, expiresAt: now + ttlMs, sessionId: randomBytes(16).toString('base64url'), issuedAt: now };
+}
+
+/**
+ * Session ids logged out, kept until the session would have expired anyway. In memory: another API
+ * process behind the same load balancer does not know of a logout it did not serve (a stolen copy
+ * of the cookie works there until it expires); disabling the key ends it everywhere.
+ */
+export class RevokedSessions {
+  private readonly until = new Map<string, number>();
+
+  revoke(claims: SessionClaims): void {
+    if (claims.sessionId) this.until.set(claims.sessionId, claims.expiresAt);
+  }
+
+  has(claims: SessionClaims, now: number): boolean {
+    for (const [id, expiresAt] of this.until) if (expiresAt <= now) this.until.delete(id);
+    return claims.sessionId !== '' && this.until.has(claims.sessionId);
+  }
 }
 
 export class SessionSigner {
@@ -27,7 +55,9 @@ export class SessionSigner {
 
   /** The cookie value of a session of the key `keyId` whose stored hash is `keyHash`. */
   sign(claims: SessionClaims, keyHash: string): string {
-    const body = Buffer.from(JSON.stringify({ k: claims.keyId, e: claims.expiresAt })).toString('base64url');
+    const body = Buffer.from(
+      JSON.stringify({ k: claims.keyId, e: claims.expiresAt, s: claims.sessionId, i: claims.issuedAt }),
+    ).toString('base64url');
     return `${VERSION}.${body}.${mac(this.secrets[0]!, body, keyHash).toString('base64url')}`;
   }
 
@@ -64,9 +94,16 @@ function parseBody(body: string): SessionClaims | undefined {
     const parsed = JSON.parse(Buffer.from(body, 'base64url').toString('utf8')) as {
       k?: unknown;
       e?: unknown;
+      s?: unknown;
+      i?: unknown;
     };
     if (typeof parsed.k !== 'string' || typeof parsed.e !== 'number') return undefined;
-    return { keyId: parsed.k, expiresAt: parsed.e };
+    return {
+      keyId: parsed.k,
+      expiresAt: parsed.e,
+      sessionId: typeof parsed.s === 'string' ? parsed.s : '',
+      issuedAt: typeof parsed.i === 'number' ? parsed.i : 0,
+    };
   } catch {
     return undefined;
   }

@@ -24,7 +24,10 @@ describe('loadConfig', () => {
       keysWatchIntervalMs: 2000,
       requestsPerMinute: 6000,
       failuresPerMinute: 30,
+      failuresPerMinuteGlobal: 600,
     });
+    // No proxy is trusted and no HSTS is pinned on a laptop's first run.
+    expect(config.http).toEqual({ trustProxy: [], hstsMaxAgeSeconds: 0 });
     expect(config.metrics).toEqual({ token: undefined, port: undefined, host: '127.0.0.1' });
   });
 
@@ -43,6 +46,7 @@ describe('loadConfig', () => {
       keysWatchIntervalMs: 0,
       requestsPerMinute: 120,
       failuresPerMinute: 5,
+      failuresPerMinuteGlobal: 600,
     });
     expect(config.metrics).toEqual({ token: 'a-long-enough-token', port: 9100, host: '10.0.0.5' });
   });

@@ -7,13 +7,18 @@ const OTHER = 'b'.repeat(32);
 const HASH = `sha256:${'1'.repeat(64)}`;
 const NOW = Date.UTC(2026, 11, 3, 12);
 const hashes = (keyId: string) => (keyId === 'key1' ? HASH : undefined);
-const cookie = new SessionSigner([SECRET]).sign({ keyId: 'key1', expiresAt: NOW + 60_000 }, HASH);
+const cookie = new SessionSigner([SECRET]).sign(
+  { keyId: 'key1', expiresAt: NOW + 60_000, sessionId: 'test-session', issuedAt: NOW },
+  HASH,
+);
 
 describe('console sessions', () => {
   it('accepts its own cookie until it expires, on any signer with the secret', () => {
     expect(new SessionSigner([SECRET]).verify(cookie, NOW, hashes)).toEqual({
       keyId: 'key1',
       expiresAt: NOW + 60_000,
+      sessionId: 'test-session',
+      issuedAt: NOW,
     });
     expect(new SessionSigner([SECRET]).verify(cookie, NOW + 60_000, hashes)).toBeUndefined();
   });
@@ -21,7 +26,10 @@ describe('console sessions', () => {
   it('keeps accepting a rotated-out secret listed after the new one, and signs with the first', () => {
     const rotated = new SessionSigner([OTHER, SECRET]);
     expect(rotated.verify(cookie, NOW, hashes)?.keyId).toBe('key1');
-    const fresh = rotated.sign({ keyId: 'key1', expiresAt: NOW + 1 }, HASH);
+    const fresh = rotated.sign(
+      { keyId: 'key1', expiresAt: NOW + 1, sessionId: 'test-session', issuedAt: NOW },
+      HASH,
+    );
     expect(new SessionSigner([OTHER]).verify(fresh, NOW, hashes)?.keyId).toBe('key1');
     expect(new SessionSigner([SECRET]).verify(fresh, NOW, hashes)).toBeUndefined();
   });

@@ -62,8 +62,7 @@ export const codecRoutes: FastifyPluginAsyncTypebox<CodecRoutesOptions> = async 
   const authenticate = async (request: FastifyRequest, reply: FastifyReply) => {
     cors(request, reply);
     const authorization = request.headers.authorization;
-    // The token and the keys are guessed here as on the API: the same limit per client address.
-    if (expected || keys) await app.authFailures.check(request, reply);
+    // The token and the keys are guessed here as on the API: failures count against the same limits.
     if (expected) {
       const match = /^Bearer (.+)$/i.exec(authorization ?? '');
       if (match && timingSafeEqual(digest(match[1]!), expected)) return;
@@ -71,7 +70,7 @@ export const codecRoutes: FastifyPluginAsyncTypebox<CodecRoutesOptions> = async 
     // An API key: the API's own check (failures counted, the key's rate limit, scope codec).
     if (keys && (await app.authenticateKey(request, reply, 'codec'))) return;
     if (expected || keys) {
-      if (!keys) await app.authFailures.count(request, reply); // with keys, counted by the check above
+      if (!keys) await app.authFailures.count(request, reply); // with keys, counted by the key check
       const accepted = [
         ...(expected ? ['CODEC_AUTH_TOKEN'] : []),
         ...(keys ? ['an API key with scope codec or admin'] : []),
