@@ -3,7 +3,7 @@
  * logs (worker, workflow and activity loggers) into the same stream.
  */
 import type { LogLevel as TemporalLogLevel, LogMetadata, Logger as TemporalLogger } from '@temporalio/common';
-import { pino, type Logger } from 'pino';
+import { pino, type DestinationStream, type Logger } from 'pino';
 import type { LogLevel } from '../config.js';
 
 export type { Logger } from 'pino';
@@ -29,6 +29,9 @@ export const REDACTED_PATHS = [
   '*.secret',
   'callbackUrl',
   '*.callbackUrl',
+  // Request URLs: a client may put its key in the query string (`?api_key=dts_...`).
+  'req.url',
+  'url',
 ];
 
 /** A URL without its query string and credentials; the part an operator needs to tell callbacks apart. */
@@ -54,14 +57,16 @@ function censor(value: unknown, path: string[]): unknown {
   return field === 'callbackUrl' || field === 'url' ? redactUrl(value) : '[redacted]';
 }
 
-export function createLogger(level: LogLevel, name: string): Logger {
-  return pino({
+/** The processes' logger; `destination` (stdout by default) lets tests read what it writes. */
+export function createLogger(level: LogLevel, name: string, destination?: DestinationStream): Logger {
+  const options = {
     level,
     name,
     base: { pid: process.pid },
     timestamp: pino.stdTimeFunctions.isoTime,
     redact: { paths: REDACTED_PATHS, censor },
-  });
+  };
+  return destination ? pino(options, destination) : pino(options);
 }
 
 const LEVELS: Record<TemporalLogLevel, 'trace' | 'debug' | 'info' | 'warn' | 'error'> = {
