@@ -13,7 +13,7 @@ import { BATCH_TASKS } from '../shared/limits.js';
 import { createAjv, toFieldProblems } from '../validation.js';
 import { registerAuth, SECURITY_SCHEME } from './auth.js';
 import { ApiError, ERROR_DESCRIPTIONS, ErrorCode, PayloadSchemaError, schemaViolation } from './errors.js';
-import { checkNumbers, malformedJson } from './json-body.js';
+import { BODY_LEVELS_ABOVE_PAYLOAD, parseJsonText } from './json-body.js';
 import type { ApiMetrics } from './metrics.js';
 import { codecRoutes } from './routes/codec.js';
 import { healthRoutes } from './routes/health.js';
@@ -75,20 +75,19 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     (httpPart === 'body' ? strict : coercing).compile(schema),
   );
 
-  const parseJson = app.getDefaultJsonParser('error', 'error');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
-    void parseJson(request, body as string, (err, parsed) => {
-      if (err) {
-        const code = (err as FastifyError).code;
-        return done(code === 'FST_ERR_CTP_INVALID_JSON_BODY' ? malformedJson() : err, undefined);
-      }
-      try {
-        if (!request.routeOptions.config.numbersCheckedPerItem) checkNumbers(parsed);
-        done(null, parsed);
-      } catch (error) {
-        done(error as Error, undefined);
-      }
-    });
+    try {
+      done(
+        null,
+        parseJsonText(body as string, {
+          field: 'body',
+          maxDepth: config.limits.maxPayloadDepth + BODY_LEVELS_ABOVE_PAYLOAD,
+          checkNumbers: !request.routeOptions.config.numbersCheckedPerItem,
+        }),
+      );
+    } catch (error) {
+      done(error as Error, undefined);
+    }
   });
 
   const countRejection = (apiError: ApiError) => {

@@ -1,8 +1,38 @@
 /**
- * JSON bodies: Fastify's safe parser (rejects __proto__ poisoning), then a walk that rejects numbers
- * other languages cannot carry exactly: non-finite values and integers beyond ±(2^53-1).
+ * JSON as the API accepts it, for request bodies and for the console's replay form alike: nesting
+ * bounded before parsing, a parser that refuses prototype poisoning (`__proto__`,
+ * `constructor.prototype`: the parser Fastify itself uses), then a walk that refuses numbers other
+ * languages cannot carry exactly: non-finite values (`1e400`) and integers beyond ±(2^53-1).
  */
+import sjson from 'secure-json-parse';
 import { ApiError, ErrorCode, invalidArgument } from './errors.js';
+
+export interface ParseJsonOptions {
+  /** Where the text sits, for error details: `body`, or a form field such as `payload`. */
+  field: string;
+  /** Deepest nesting of arrays and objects accepted. */
+  maxDepth: number;
+  /** Check the numbers too (a batch checks its items one by one instead). @defaultValue true */
+  checkNumbers?: boolean;
+}
+
+/** Parses JSON text as the API accepts it, or throws INVALID_ARGUMENT naming `field`. */
+export function parseJsonText(text: string, options: ParseJsonOptions): unknown {
+  const { field, maxDepth } = options;
+  const depth = jsonDepth(text);
+  if (depth > maxDepth) throw invalidArgument(field, `is nested ${depth} levels deep; at most ${maxDepth}`);
+  let parsed: unknown;
+  try {
+    parsed = sjson.parse(text, undefined, { protoAction: 'error', constructorAction: 'error' });
+  } catch (err) {
+    if (/prototype/i.test((err as Error).message)) {
+      throw invalidArgument(field, 'has a __proto__ or constructor.prototype key, which is refused');
+    }
+    throw field === 'body' ? malformedJson() : invalidArgument(field, 'is not valid JSON');
+  }
+  if (options.checkNumbers !== false) checkNumbers(parsed, field === 'body' ? [] : [field]);
+  return parsed;
+}
 
 /** Throws INVALID_ARGUMENT at the first number that will not survive a trip through other languages. */
 export function checkNumbers(value: unknown, path: string[] = []): void {
@@ -24,3 +54,28 @@ export function malformedJson(): ApiError {
     { field: 'body', reason: 'is not valid JSON' },
   ]);
 }
+
+/**
+ * The deepest nesting of arrays and objects in JSON text, read without parsing or recursion (a
+ * string's brackets do not count). Checked before anything walks a body: a body nested thousands of
+ * levels deep fits under the size limit and would overflow a recursive walk.
+ */
+export function jsonDepth(text: string): number {
+  let depth = 0;
+  let deepest = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c)
+        i++; // backslash: skip the escaped character
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x5b || c === 0x7b) deepest = Math.max(deepest, ++depth);
+    else if (c === 0x5d || c === 0x7d) depth--;
+  }
+  return deepest;
+}
+
+/** Levels of a request around its payload: a batch `{"tasks": [{"payload": ...}]}` has three. */
+export const BODY_LEVELS_ABOVE_PAYLOAD = 3;

@@ -12,6 +12,7 @@ import helmet from '@fastify/helmet';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { accessFor, listOwner } from '../api/auth.js';
 import { ApiError, ErrorCode } from '../api/errors.js';
+import { parseJsonText } from '../api/json-body.js';
 import {
   ListTasksQuerySchema,
   ReplayBodySchema,
@@ -452,7 +453,7 @@ export async function consoleRoutes(app: FastifyInstance, options: ConsoleOption
       reason: raw.reason ?? '',
     };
     const access = accessOf(request);
-    const { body, problems } = parseReplayForm(form);
+    const { body, problems } = parseReplayForm(form, config.limits.maxPayloadDepth);
     if (problems.length === 0 && !validateReplay(body))
       problems.push(...toFieldProblems(validateReplay.errors));
     if (problems.length === 0) {
@@ -579,17 +580,22 @@ export function utcTime(value: string): number | undefined {
 }
 
 /** The replay form as a ReplayBody, or the problems of each field; the API's own rules follow. */
-export function parseReplayForm(form: ReplayForm): { body: ReplayBody; problems: FieldProblem[] } {
+export function parseReplayForm(
+  form: ReplayForm,
+  maxPayloadDepth: number,
+): { body: ReplayBody; problems: FieldProblem[] } {
   const problems: FieldProblem[] = [];
   const body: Record<string, unknown> = {};
   if (form.reason.trim() === '') problems.push({ field: 'reason', reason: 'is required' });
   try {
-    const payload: unknown = JSON.parse(form.payload);
+    // The API's own JSON checks: no __proto__, no 1e400 turned into null, no integer rounded.
+    const payload = parseJsonText(form.payload, { field: 'payload', maxDepth: maxPayloadDepth });
     if (typeof payload !== 'object' || payload === null || Array.isArray(payload)) {
       problems.push({ field: 'payload', reason: 'must be a JSON object' });
     } else body.payload = payload;
   } catch (err) {
-    problems.push({ field: 'payload', reason: `is not valid JSON: ${(err as Error).message}` });
+    if (!(err instanceof ApiError)) throw err;
+    problems.push(...(err.details ?? [{ field: 'payload', reason: err.message }]));
   }
   for (const field of ['payloadVersion', 'maxRetries'] as const) {
     const text = form[field].trim();

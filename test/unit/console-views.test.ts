@@ -131,7 +131,29 @@ describe('console views', () => {
       fields: ['reason', 'payloadVersion', 'maxRetries'],
     },
     { form: { payload: '{"a":1}', payloadVersion: '2', maxRetries: '0', reason: 'fix' }, fields: [] },
+    // The API's JSON checks, not a second, laxer parser (each was accepted before).
+    {
+      form: { payload: '{"__proto__":{"x":1}}', payloadVersion: '', maxRetries: '', reason: 'r' },
+      fields: ['payload'],
+    },
+    {
+      form: { payload: '{"amount":1e400}', payloadVersion: '', maxRetries: '', reason: 'r' },
+      fields: ['payload.amount'],
+    },
+    {
+      form: { payload: '{"id":9007199254740993}', payloadVersion: '', maxRetries: '', reason: 'r' },
+      fields: ['payload.id'],
+    },
+    {
+      form: {
+        payload: `{"v":${'['.repeat(5000)}${']'.repeat(5000)}}`,
+        payloadVersion: '',
+        maxRetries: '',
+        reason: 'r',
+      },
+      fields: ['payload'],
+    },
   ])('checks the replay form field by field: $fields', ({ form, fields }) => {
-    expect(parseReplayForm(form).problems.map((p) => p.field)).toEqual(fields);
+    expect(parseReplayForm(form, 5).problems.map((p) => p.field)).toEqual(fields);
   });
 });
