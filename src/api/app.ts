@@ -103,7 +103,16 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       reply.header('www-authenticate', 'Bearer realm="delayed-task-service"');
     }
     if (apiError.status >= 500) request.log.error({ err: error }, 'request failed');
-    else request.log.info({ code: apiError.code, message: apiError.message }, 'request rejected');
+    else
+      request.log.info(
+        {
+          code: apiError.code,
+          message: apiError.message,
+          // The refusal's detail the caller is not told (e.g. the internal address a name resolved to).
+          ...(apiError.cause instanceof Error && { cause: apiError.cause.message }),
+        },
+        'request rejected',
+      );
     return reply.code(apiError.status).send(apiError.toBody());
   });
   app.setNotFoundHandler((request, reply) =>

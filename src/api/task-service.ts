@@ -192,7 +192,20 @@ export class TaskService {
     try {
       await this.guard.checkResolved(new URL(callbackUrl), bounded);
     } catch (err) {
-      if (err instanceof CallbackRefusedError) throw invalidArgument('callbackUrl', err.message);
+      if (err instanceof CallbackRefusedError) {
+        // What a name resolves to inside our network is not the caller's to learn: the answer says
+        // which rule refused, the log (the error's cause) has the address.
+        const host = new URL(callbackUrl).hostname;
+        const reason = `host ${host} resolves to an address callbacks may not reach (private, loopback, link-local or metadata); CALLBACK_ALLOW_HOSTS or CALLBACK_ALLOW_CIDRS can allow it`;
+        throw new ApiError(
+          ErrorCode.InvalidArgument,
+          `callbackUrl ${reason}`,
+          [{ field: 'callbackUrl', reason }],
+          {
+            cause: err,
+          },
+        );
+      }
       throw err;
     }
   }
