@@ -305,3 +305,17 @@ export function auditRecordOf(task: AuditedTask): AuditRecord {
     ...(task.callbackUrl ? { callbackUrl: task.callbackUrl } : {}),
   };
 }
+
+/**
+ * A task as the caller may see it: whole with `tasks:read`; without it (a write-only key that
+ * cancels, reschedules or replays), no payload, callback URL or attempt history, which are for
+ * readers only.
+ */
+export function visibleTo<T extends { payload?: unknown; callbackUrl?: string; attemptHistory?: unknown }>(
+  principal: Principal,
+  task: T,
+): T {
+  if (hasScope(principal, 'tasks:read')) return task;
+  const { payload: _payload, callbackUrl: _url, attemptHistory: _history, ...minimal } = task;
+  return minimal as T;
+}

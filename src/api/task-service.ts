@@ -218,7 +218,7 @@ export class TaskService {
   /** Cancels a SCHEDULED or RUNNING task; a CANCELLED one is a no-op; a finished one is a conflict. */
   async cancel(access: TaskAccess, taskId: string): Promise<Task> {
     const { state, waiting, busy } = await this.lookup(access.owner, taskId);
-    checkTaskAccess(access, { taskType: state.taskType });
+    checkTaskAccess(access, state);
     if (state.status === 'CANCELLED') return toTask(state);
     if (state.status === 'SUCCEEDED' || state.status === 'FAILED') {
       throw new ApiError(
@@ -264,9 +264,10 @@ export class TaskService {
 
   async reschedule(access: TaskAccess, taskId: string, body: RescheduleBody): Promise<Task> {
     const executeAt = new Date(resolveWhen(body, this.now(), this.options.config.limits)).toISOString();
-    // The update goes straight to the workflow: only a key limited to some task types reads it first.
-    if (access.allowedTaskTypes) {
-      checkTaskAccess(access, { taskType: (await this.state(access.owner, taskId)).taskType });
+    // The update goes straight to the workflow: only a key limited to some task types or callback
+    // hosts reads the task first.
+    if (access.allowedTaskTypes || access.allowedCallbackHosts) {
+      checkTaskAccess(access, await this.state(access.owner, taskId));
     }
     try {
       const handle = this.client.workflow.getHandle(workflowIdOf(access.owner, taskId));

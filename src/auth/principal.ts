@@ -62,6 +62,19 @@ export function permissionDenied(field: string, reason: string): ApiError {
 }
 
 /** Throws 403 PERMISSION_DENIED naming the field when the key may not use this task type or callback. */
+/** Whether `access` may see or act on `task` (`checkTaskAccess` without the refusal). */
+export function mayAccess(
+  access: TaskAccess,
+  task: { taskType: string; callbackUrl?: string | undefined },
+): boolean {
+  try {
+    checkTaskAccess(access, task);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 export function checkTaskAccess(
   access: TaskAccess,
   task: { taskType: string; callbackUrl?: string | undefined },

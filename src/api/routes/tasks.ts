@@ -6,12 +6,14 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import Type from 'typebox';
 import type { FastifyRequest } from 'fastify';
+import { checkTaskAccess, mayAccess } from '../../auth/principal.js';
 import { createAjv } from '../../validation.js';
-import { accessFor, auditItem, auditRecordOf, auditTask, listOwner } from '../auth.js';
+import { accessFor, auditItem, auditRecordOf, auditTask, listOwner, visibleTo } from '../auth.js';
 import { createBatch, type ItemOutcome } from '../batch-create.js';
 import type { ApiError } from '../errors.js';
 import { ErrorBodySchema } from '../schemas/common.js';
 import {
+  TaskActionAnswerSchema,
   BatchJobSchema,
   BatchParamsSchema,
   BulkCancelBodySchema,
@@ -170,7 +172,15 @@ export const taskRoutes: FastifyPluginAsyncTypebox<TaskRoutesOptions> = async (
     },
     async (request) => {
       const { owner, ...query } = request.query;
-      return tasks.list(listOwner(request.principal, owner), query);
+      const page = await tasks.list(listOwner(request.principal, owner), query);
+      // A key limited to some task types or callback hosts lists only those (a page may hold fewer).
+      return {
+        ...page,
+        tasks: page.tasks.filter((task) =>
+          // A summary without its URL (unknown) is hidden from a host-limited key.
+          mayAccess(request.principal, { taskType: task.taskType, callbackUrl: task.callbackUrl ?? '' }),
+        ),
+      };
     },
   );
 
@@ -187,8 +197,13 @@ export const taskRoutes: FastifyPluginAsyncTypebox<TaskRoutesOptions> = async (
         response: { 200: TaskSchema, ...errors },
       },
     },
-    async (request) =>
-      tasks.get(accessFor(request.principal, request.query.owner).owner, request.params.taskId),
+    async (request) => {
+      const access = accessFor(request.principal, request.query.owner);
+      const task = await tasks.get(access.owner, request.params.taskId);
+      // A key limited to some task types or callback hosts reads only those tasks of its owner.
+      checkTaskAccess(access, task);
+      return task;
+    },
   );
 
   app.post(
@@ -203,7 +218,7 @@ export const taskRoutes: FastifyPluginAsyncTypebox<TaskRoutesOptions> = async (
           'A SCHEDULED task never calls back; a RUNNING task makes no further attempt. Cancelling a CANCELLED task is a no-op; a SUCCEEDED or FAILED task answers 409 FAILED_PRECONDITION.',
         params: TaskParamsSchema,
         querystring: TaskQuerySchema,
-        response: { 200: TaskSchema, ...errors },
+        response: { 200: TaskActionAnswerSchema, ...errors },
       },
     },
     async (request) => {
@@ -216,7 +231,7 @@ export const taskRoutes: FastifyPluginAsyncTypebox<TaskRoutesOptions> = async (
         { taskId: task.taskId, taskType: task.taskType, traceId: task.traceId },
         'task cancelled',
       );
-      return task;
+      return visibleTo(request.principal, task);
     },
   );
 
@@ -233,7 +248,7 @@ export const taskRoutes: FastifyPluginAsyncTypebox<TaskRoutesOptions> = async (
         params: TaskParamsSchema,
         querystring: TaskQuerySchema,
         body: RescheduleBodySchema,
-        response: { 200: TaskSchema, ...errors },
+        response: { 200: TaskActionAnswerSchema, ...errors },
       },
     },
     async (request) => {
@@ -247,7 +262,7 @@ export const taskRoutes: FastifyPluginAsyncTypebox<TaskRoutesOptions> = async (
         { taskId: task.taskId, taskType: task.taskType, traceId: task.traceId, executeAt: task.executeAt },
         'task rescheduled',
       );
-      return task;
+      return visibleTo(request.principal, task);
     },
   );
 
@@ -264,7 +279,7 @@ export const taskRoutes: FastifyPluginAsyncTypebox<TaskRoutesOptions> = async (
         params: TaskParamsSchema,
         querystring: TaskQuerySchema,
         body: Type.Optional(ReplayBodySchema),
-        response: { 200: TaskSchema, ...errors },
+        response: { 200: TaskActionAnswerSchema, ...errors },
       },
       // Every override is optional, so the body may be left out: validate its absence as `{}`.
       preValidation: async (request) => {
@@ -282,7 +297,7 @@ export const taskRoutes: FastifyPluginAsyncTypebox<TaskRoutesOptions> = async (
         { taskId: task.taskId, taskType: task.taskType, traceId: task.traceId },
         'task replayed',
       );
-      return task;
+      return visibleTo(request.principal, task);
     },
   );
 

@@ -206,6 +206,22 @@ export const TaskSchema = Type.Object(
 );
 export type Task = Static<typeof TaskSchema>;
 
+/**
+ * The answer of a cancel, reschedule or replay: the task, but without its payload, callback URL and
+ * attempt history when the key lacks tasks:read (a write-only key learns nothing it did not send).
+ */
+export const TaskActionAnswerSchema = Type.Object(
+  {
+    ...TaskSchema.properties,
+    payload: Type.Optional(PayloadSchema),
+    callbackUrl: Type.Optional(Type.String()),
+  },
+  {
+    $id: 'TaskActionAnswer',
+    description: 'A task; payload, callbackUrl and attemptHistory are absent for a key without tasks:read.',
+  },
+);
+
 const batchSize = {
   minItems: BATCH_TASKS.min,
   maxItems: BATCH_TASKS.max,
