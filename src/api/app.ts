@@ -187,8 +187,27 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       },
     },
   });
-  // persistAuthorization: a key pasted under Authorize survives a reload of /docs.
-  await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { persistAuthorization: true } });
+  // /docs shares its origin with the console: a key pasted under Authorize is not written to
+  // localStorage (any script on the origin could read it), the page cannot be framed, and a CSP
+  // allows only its own scripts and styles (hashes of swagger-ui's inline ones).
+  await app.register(swaggerUi, {
+    routePrefix: '/docs',
+    uiConfig: { persistAuthorization: false, validatorUrl: null },
+    staticCSP: true,
+    transformStaticCSP: (header) =>
+      header
+        .replace("frame-ancestors 'self'", "frame-ancestors 'none'")
+        .replace(' validator.swagger.io', '')
+        .replace("font-src 'self' https: data:", "font-src 'self' data:")
+        .replace("style-src 'self' https:", "style-src 'self'"),
+    uiHooks: {
+      onRequest: async (_request, reply) => {
+        reply.header('x-frame-options', 'DENY');
+        reply.header('x-content-type-options', 'nosniff');
+        reply.header('referrer-policy', 'no-referrer');
+      },
+    },
+  });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 
   await app.register(healthRoutes, {

@@ -178,9 +178,17 @@ describe('OpenAPI document', () => {
     }
   });
 
-  it('lets /docs keep a pasted key (persistAuthorization)', async () => {
+  it("keeps no pasted key in localStorage on the console's origin, and cannot be framed or run foreign script", async () => {
     const init = await app.inject({ method: 'GET', url: '/docs/static/swagger-initializer.js' });
-    expect(init.body).toContain('"persistAuthorization":true');
+    expect(init.body).toContain('"persistAuthorization":false');
+    for (const url of ['/docs', '/docs/static/index.html']) {
+      const page = await app.inject({ method: 'GET', url });
+      const csp = String(page.headers['content-security-policy']);
+      expect(csp, url).toContain("frame-ancestors 'none'");
+      expect(csp, url).toMatch(/script-src 'self'/);
+      expect(csp, url).not.toMatch(/https:|validator\.swagger\.io|unsafe-inline/);
+      expect(page.headers['x-frame-options'], url).toBe('DENY');
+    }
   });
 
   it('names every error code, each as a word of its own', async () => {
