@@ -17,6 +17,7 @@ import {
   SchemasSectionSchema,
 } from './task-catalog.js';
 import { createAjv, toFieldProblems } from './validation.js';
+import { type CallbackGuard, CallbackRefusedError } from './security/callback-guard.js';
 import { HEADER_NAME_PATTERN, headerProblems, type HeaderSource } from './security/header-secrets.js';
 
 const range = (limits: { min: number; max: number }, what: string) =>
@@ -286,8 +287,10 @@ function checkedHeaders(name: string, headers: Record<string, HeaderSource>): Re
 /**
  * Reads and validates the policy file; no path means defaults for every type. Read once at start:
  * a changed file takes effect at the next start (no reload), where an invalid one stops the start.
+ * `guard`: the SSRF rules every default `callbackUrl` must pass as written (a policy cannot point
+ * every task of a type at 169.254.169.254); names are checked again as they resolve, at create and send.
  */
-export function loadPolicies(path: string | undefined): Policies {
+export function loadPolicies(path: string | undefined, guard?: CallbackGuard): Policies {
   if (!path) return new Policies();
   let parsed: unknown;
   try {
@@ -298,10 +301,25 @@ export function loadPolicies(path: string | undefined): Policies {
     });
   }
   try {
-    return new Policies(parsed as PolicyFile, { baseDir: dirname(path) });
+    const policies = new Policies(parsed as PolicyFile, { baseDir: dirname(path) });
+    if (guard) checkCallbackUrls(policies, guard);
+    return policies;
   } catch (err) {
     // Name the file: the message already names the field (`taskTypes.orders.concurrency must be >= 1`).
     if (err instanceof PolicyError) throw new PolicyError(`${path}: ${err.message}`, { cause: err });
     throw err;
+  }
+}
+
+function checkCallbackUrls(policies: Policies, guard: CallbackGuard): void {
+  for (const policy of policies.all()) {
+    if (policy.callbackUrl === undefined) continue;
+    try {
+      guard.checkUrl(policy.callbackUrl);
+    } catch (err) {
+      if (!(err instanceof CallbackRefusedError)) throw err;
+      const where = policy.name === DEFAULT_POLICY_NAME ? 'default' : `taskTypes.${policy.name}`;
+      throw new PolicyError(`${where}.callbackUrl: ${err.message}`, { cause: err });
+    }
   }
 }

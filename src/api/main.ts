@@ -7,6 +7,7 @@ import { refusalWithoutKeys } from '../auth/secure-default.js';
 import { loadConfig } from '../config.js';
 import { createLogger, orExit } from '../observability/logger.js';
 import { loadPolicies } from '../policies.js';
+import { CallbackGuard } from '../security/callback-guard.js';
 import { loadPayloadKeyring } from '../security/payload-codec.js';
 import { apiConnection } from '../temporal/connection.js';
 import { createDataConverter } from '../temporal/data-converter.js';
@@ -40,7 +41,7 @@ if (config.auth.keysFile) {
     'authentication is off (no API_KEYS_FILE): every request acts as owner "default" with every scope; loopback only',
   );
 }
-const policies = orExit(logger, () => loadPolicies(config.policiesFile));
+const policies = orExit(logger, () => loadPolicies(config.policiesFile, new CallbackGuard(config.callbacks)));
 // SIGHUP reloads the API keys; the policy file is read at start only (a restart applies a change).
 process.on('SIGHUP', () => {
   keys?.reload('SIGHUP');

@@ -7,6 +7,7 @@ import { NativeConnection, Runtime } from '@temporalio/worker';
 import { loadConfig } from '../config.js';
 import { createLogger, orExit, PinoTemporalLogger } from '../observability/logger.js';
 import { loadPolicies } from '../policies.js';
+import { CallbackGuard } from '../security/callback-guard.js';
 import { connectionOptions } from '../temporal/connection.js';
 import { loadPayloadKeyring } from '../security/payload-codec.js';
 import { createDataConverter } from '../temporal/data-converter.js';
@@ -17,7 +18,7 @@ import { callbackDepsFromConfig, createTaskWorkers, runWorkers } from './workers
 
 const config = loadConfig();
 const logger = createLogger(config.logLevel, 'worker');
-const policies = orExit(logger, () => loadPolicies(config.policiesFile));
+const policies = orExit(logger, () => loadPolicies(config.policiesFile, new CallbackGuard(config.callbacks)));
 const sdkMetricsAddress = `127.0.0.1:${config.worker.sdkMetricsPort}`;
 
 Runtime.install({

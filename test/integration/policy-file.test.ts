@@ -54,6 +54,17 @@ const cases = [
     file: () => policyFile('unknown.json', JSON.stringify({ default: { retries: 3 } })),
     says: ['default.retries', 'is not a known field'],
   },
+  {
+    name: 'a callbackUrl the SSRF guard refuses',
+    file: () =>
+      policyFile(
+        'metadata.json',
+        JSON.stringify({
+          taskTypes: { 'orders.close': { callbackUrl: 'http://169.254.169.254/latest/meta-data' } },
+        }),
+      ),
+    says: ['taskTypes.orders.close.callbackUrl', 'metadata'],
+  },
 ];
 
 describe.concurrent('a missing or invalid policy file stops the start', () => {
