@@ -4,7 +4,7 @@
  */
 
 import { isIP } from 'node:net';
-import { parseCidr } from './security/address-rules.js';
+import { parseAllowCidr, parseCidr } from './security/address-rules.js';
 import { isWebhookSecret } from './security/webhook-signature.js';
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
@@ -265,11 +265,15 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     policiesFile: read.optionalString('TASK_POLICIES_FILE'),
     logLevel: read.oneOf('LOG_LEVEL', 'info', LOG_LEVELS),
     callbacks: {
-      allowCidrs: read.list('CALLBACK_ALLOW_CIDRS', (value) => parseCidr(value) !== undefined, 'a CIDR'),
+      allowCidrs: read.list(
+        'CALLBACK_ALLOW_CIDRS',
+        (value) => parseAllowCidr(value) !== undefined,
+        'a CIDR, optionally with :port',
+      ),
       allowHosts: read.list(
         'CALLBACK_ALLOW_HOSTS',
         (value) => HOST_PATTERN.test(value),
-        'a host name or *.domain',
+        'a host name or *.domain, optionally with :port',
       ),
       httpsOnly: read.bool('CALLBACK_HTTPS_ONLY', false),
       maxResponseBytes: read.int('CALLBACK_MAX_RESPONSE_BYTES', 64 * 1024, 1024, 16 * 1024 * 1024),
@@ -372,7 +376,7 @@ class EnvReader {
   }
 }
 
-const HOST_PATTERN = /^(\*\.)?[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?$/;
+const HOST_PATTERN = /^(\*\.)?[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?(:\d{1,5})?$/;
 
 /** `id:base64` of a 32-byte AES key; ids are short names that go into each payload's metadata. */
 export function parseKeyEntry(value: string): [string, string] | undefined {

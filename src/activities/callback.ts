@@ -3,7 +3,7 @@
  */
 import { createHash } from 'node:crypto';
 import { ApplicationFailure, Context, log } from '@temporalio/activity';
-import { Agent, errors as undiciErrors, request, type Dispatcher } from 'undici';
+import { Agent, buildConnector, errors as undiciErrors, request, type Dispatcher } from 'undici';
 import type { HeaderSource } from '../security/header-secrets.js';
 import { HeaderSecretError, resolveHeaders } from '../security/header-secrets.js';
 import {
@@ -85,8 +85,19 @@ export function createCallbackDispatcher(
     keepAliveTimeout: 30_000,
     keepAliveMaxTimeout: 120_000,
     connections: 256,
-    connect: { lookup: guard.lookup(resolve) },
+    // One connector per port, each looking up with that port's rules (allowlist entries may pin one).
+    connect: portConnectors(guard, resolve),
   });
+}
+
+function portConnectors(guard: CallbackGuard, resolve: Resolver): buildConnector.connector {
+  const byPort = new Map<number, buildConnector.connector>();
+  return (options, callback) => {
+    const port = Number(options.port) || (options.protocol === 'https:' ? 443 : 80);
+    let connector = byPort.get(port);
+    if (!connector) byPort.set(port, (connector = buildConnector({ lookup: guard.lookup(resolve, port) })));
+    connector(options, callback);
+  };
 }
 
 export function createActivities(deps: CallbackDeps = {}) {

@@ -120,25 +120,68 @@ export function hostMatches(hostname: string, pattern: string): boolean {
   return rule.startsWith('*.') ? host.endsWith(rule.slice(1)) : host === rule;
 }
 
+/**
+ * An allowlist entry with an optional port: `10.0.0.0/8`, `10.0.0.0/8:8443`, `10.1.2.3:8443`,
+ * `[fd00::1]:8443`, `::1/128:8080`; hosts `orders.internal`, `orders.internal:8443`,
+ * `*.svc.cluster.local:80`. A port pins the exception to callbacks sent to that port.
+ */
+export function splitPort(entry: string): { target: string; port: number | undefined } | undefined {
+  const value = entry.trim();
+  const bracketed = /^\[([^\]]+)\](?::(\d{1,5}))?$/.exec(value);
+  const [target, portText] = bracketed
+    ? [bracketed[1]!, bracketed[2]]
+    : (/^(.*\/\d{1,3}|[^:]+):(\d{1,5})$/.exec(value)?.slice(1, 3) ?? [value, undefined]);
+  if (portText === undefined) return { target: target!, port: undefined };
+  const port = Number(portText);
+  return port >= 1 && port <= 65_535 ? { target: target!, port } : undefined;
+}
+
+/** A CIDR or address allowlist entry, with an optional port; undefined when it is not one. */
+export function parseAllowCidr(
+  entry: string,
+): (NonNullable<ReturnType<typeof parseCidr>> & { port: number | undefined }) | undefined {
+  const split = splitPort(entry);
+  const cidr = split && parseCidr(split.target);
+  return cidr && { ...cidr, port: split.port };
+}
+
 export interface AddressRulesOptions {
-  /** CIDRs whose addresses may be reached although a rule refuses them (metadata excepted). */
+  /**
+   * CIDRs whose addresses may be reached although a rule refuses them (metadata excepted), each
+   * optionally pinned to a port (`10.0.0.0/8:8443`).
+   */
   allowCidrs?: readonly string[];
-  /** Host names (exact or `*.domain`) that may resolve to refused addresses (metadata excepted). */
+  /**
+   * Host names (exact or `*.domain`) that may resolve to refused addresses (metadata excepted),
+   * each optionally pinned to a port (`orders.internal:8443`).
+   */
   allowHosts?: readonly string[];
 }
 
 /** The SSRF rules with an operator's exceptions. */
 export class AddressRules {
+  /** Allowed on any port. */
   private readonly allowed = new BlockList();
-  private readonly allowHosts: readonly string[];
+  /** Allowed on one port only, by port. */
+  private readonly allowedOnPort = new Map<number, BlockList>();
+  private readonly allowHosts: readonly { pattern: string; port: number | undefined }[];
 
   constructor(options: AddressRulesOptions = {}) {
     for (const cidr of options.allowCidrs ?? []) {
-      const parsed = parseCidr(cidr);
+      const parsed = parseAllowCidr(cidr);
       if (!parsed) throw new TypeError(`not a CIDR: ${cidr}`);
-      this.allowed.addSubnet(parsed.address, parsed.prefix, parsed.family);
+      let list = this.allowed;
+      if (parsed.port !== undefined) {
+        list = this.allowedOnPort.get(parsed.port) ?? new BlockList();
+        this.allowedOnPort.set(parsed.port, list);
+      }
+      list.addSubnet(parsed.address, parsed.prefix, parsed.family);
     }
-    this.allowHosts = options.allowHosts ?? [];
+    this.allowHosts = (options.allowHosts ?? []).map((entry) => {
+      const split = splitPort(entry);
+      if (!split) throw new TypeError(`not a host or host:port: ${entry}`);
+      return { pattern: split.target, port: split.port };
+    });
   }
 
   /** Metadata services, by name: refused whatever the allowlist says. */
@@ -147,15 +190,17 @@ export class AddressRules {
   }
 
   /** Whether the operator allowed this host name whatever it resolves to (metadata excepted). */
-  hostAllowed(hostname: string): boolean {
-    return this.allowHosts.some((pattern) => hostMatches(hostname, pattern));
+  hostAllowed(hostname: string, port?: number): boolean {
+    return this.allowHosts.some(
+      (entry) => hostMatches(hostname, entry.pattern) && (entry.port === undefined || entry.port === port),
+    );
   }
 
   /**
    * Why `address` (an IP address as text) may not be reached from a callback to `hostname`, or
    * undefined when it may.
    */
-  classify(address: string, hostname?: string): RefusalReason | undefined {
+  classify(address: string, hostname?: string, port?: number): RefusalReason | undefined {
     const version = isIP(address);
     if (version === 0) return 'not an IP address';
     const type = version === 4 ? 'ipv4' : 'ipv6';
@@ -165,12 +210,13 @@ export class AddressRules {
       // Written as IPv6 to slip past IPv4 rules: never needed for a real callback.
       if (mapped) return 'IPv4-mapped IPv6';
       const embedded = embeddedIpv4(address);
-      if (embedded) return this.classify(embedded, hostname);
+      if (embedded) return this.classify(embedded, hostname, port);
     }
     const reason = builtInReason(address, type);
     if (reason === undefined) return undefined;
     if (this.allowed.check(address, type)) return undefined;
-    if (hostname !== undefined && this.hostAllowed(hostname)) return undefined;
+    if (port !== undefined && this.allowedOnPort.get(port)?.check(address, type)) return undefined;
+    if (hostname !== undefined && this.hostAllowed(hostname, port)) return undefined;
     return reason;
   }
 }

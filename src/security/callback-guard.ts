@@ -68,18 +68,19 @@ export class CallbackGuard {
     if (AddressRules.isMetadataHost(host)) {
       throw new CallbackRefusedError(`host ${host} is a cloud metadata service`);
     }
+    const port = portOf(url);
     if (isIP(host) !== 0) {
-      this.checkAddress(host, host);
+      this.checkAddress(host, host, port);
     } else if (LOOPBACK_NAMES.some((name) => hostMatches(host, name))) {
       // Resolves to loopback on every machine: judged as 127.0.0.1 and ::1 both.
-      for (const address of ['127.0.0.1', '::1']) this.checkAddress(address, host);
+      for (const address of ['127.0.0.1', '::1']) this.checkAddress(address, host, port);
     }
     return url;
   }
 
-  /** Throws when `address` (reached for `hostname`) may not be called. */
-  checkAddress(address: string, hostname: string): void {
-    const reason = this.rules.classify(address, hostname);
+  /** Throws when `address` (reached for `hostname` on `port`) may not be called. */
+  checkAddress(address: string, hostname: string, port?: number): void {
+    const reason = this.rules.classify(address, hostname, port);
     if (reason !== undefined) throw new CallbackRefusedError(refusal(hostname, address, reason));
   }
 
@@ -93,21 +94,22 @@ export class CallbackGuard {
     } catch {
       return;
     }
-    for (const { address } of addresses) this.checkAddress(address, host);
+    for (const { address } of addresses) this.checkAddress(address, host, portOf(url));
   }
 
   /**
    * A `lookup` for net.connect / undici's `connect` option: resolves with `resolve`, refuses the
-   * connection unless every address passes, and connects only to those.
+   * connection unless every address passes (for `port`: allowlist entries may pin one), and
+   * connects only to those.
    */
-  lookup(resolve: Resolver = systemResolver): LookupFunction {
+  lookup(resolve: Resolver = systemResolver, port?: number): LookupFunction {
     return (hostname, options, callback) => {
       resolve(hostname).then(
         (addresses) => {
           try {
             const host = bareHost(hostname);
             if (addresses.length === 0) throw new CallbackRefusedError(`host ${host} has no address`);
-            for (const { address } of addresses) this.checkAddress(address, host);
+            for (const { address } of addresses) this.checkAddress(address, host, port);
           } catch (err) {
             callback(err as NodeJS.ErrnoException, '', 0);
             return;
@@ -138,6 +140,11 @@ function refusal(hostname: string, address: string, reason: RefusalReason): stri
   if (reason === 'IPv4-mapped IPv6' || reason === 'not an IP address')
     return `${target} is refused (${reason}); write the address as IPv4`;
   return `${target} is a ${reason} address; callbacks may not reach it unless CALLBACK_ALLOW_CIDRS or CALLBACK_ALLOW_HOSTS allows it`;
+}
+
+/** The port a URL is sent to: its own, or the scheme's. */
+export function portOf(url: URL): number {
+  return url.port !== '' ? Number(url.port) : url.protocol === 'https:' ? 443 : 80;
 }
 
 /** `[::1]` as URL.hostname gives it, without the brackets. */
