@@ -1,17 +1,22 @@
 /**
  * The live stack the SDKs' scenario tests run against: an in-memory Temporal dev server on a free
  * loopback port, then the worker and the API as real processes from this checkout, with loopback
- * callbacks allowed, a generated webhook secret and a minted API key (each once its feature exists
- * in this checkout). Writes `DTS_URL`, `DTS_API_KEY`, `DTS_WEBHOOK_SECRET` to the env file named by
- * the first argument when everything answers `/readyz`, prints `live stack ready`, and stops it all
- * on SIGTERM/SIGINT (or when one process dies). Run through `scripts/live-stack.sh <env-file>`.
+ * callbacks allowed, a generated webhook secret and a minted API key. Before it says it is ready it
+ * asks the running stack that authentication and signing are really on (a request without a key is
+ * refused; a task's callback arrives signed with the secret); under CI a stack without either fails.
+ * Writes `DTS_URL`, `DTS_API_KEY`, `DTS_WEBHOOK_SECRET` to the env file named by the first argument,
+ * prints `live stack ready`, and stops it all on SIGTERM/SIGINT (or when one process dies). Run
+ * through `scripts/live-stack.sh <env-file>`.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { Webhook } from 'standardwebhooks';
 import { dynamicConfigArgs, searchAttributeArgs } from '../src/temporal/dev-server.js';
 import { freePort } from '../test/helpers/processes.js';
 
@@ -22,11 +27,6 @@ if (!envFile || !cli) {
   console.error('usage: TEMPORAL_CLI_PATH=... tsx scripts/live-stack.ts <env-file>');
   process.exit(2);
 }
-
-// Features arrive from other branches; the stack turns each on once this checkout has it.
-const configSource = readFileSync(join(root, 'src/config.ts'), 'utf8');
-const hasSigning = configSource.includes("'WEBHOOK_SECRET'");
-const hasAuth = configSource.includes("'API_KEYS_FILE'");
 
 const children: ChildProcess[] = [];
 const scratch = mkdtempSync(join(tmpdir(), 'dts-live-'));
@@ -130,9 +130,9 @@ try {
     ...dynamicConfigArgs(),
   ]);
 
-  const webhookSecret = hasSigning ? `whsec_${randomBytes(32).toString('base64')}` : '';
+  const webhookSecret = `whsec_${randomBytes(32).toString('base64')}`;
   const keysFile = join(scratch, 'api-keys.json');
-  const apiKey = hasAuth ? mintApiKey(keysFile) : '';
+  const apiKey = mintApiKey(keysFile);
   const env: Record<string, string> = {
     TEMPORAL_ADDRESS: temporalAddress,
     HOST: '127.0.0.1',
@@ -142,8 +142,8 @@ try {
     WORKER_SDK_METRICS_PORT: String(sdkMetricsPort),
     LOG_LEVEL: 'warn',
     CALLBACK_ALLOW_CIDRS: '127.0.0.0/8,::1/128',
-    ...(hasSigning ? { WEBHOOK_SECRET: webhookSecret } : {}),
-    ...(hasAuth ? { API_KEYS_FILE: keysFile } : {}),
+    WEBHOOK_SECRET: webhookSecret,
+    API_KEYS_FILE: keysFile,
   };
   // The worker and the API connect at boot: the server answers first.
   await waitForTemporal(temporalAddress);
@@ -152,13 +152,16 @@ try {
   const url = `http://127.0.0.1:${apiPort}`;
   await Promise.all([waitForReady(`${url}/readyz`), waitForReady(`http://127.0.0.1:${workerPort}/readyz`)]);
 
+  const problems = await securityProblems(url, apiKey, webhookSecret);
+  if (problems.length > 0) {
+    const text = `[live-stack] the stack is not secure: ${problems.join('; ')}`;
+    if (process.env.CI) throw new Error(text);
+    console.log(`${text} (not CI: going on)`);
+  }
   writeFileSync(envFile, `DTS_URL=${url}\nDTS_API_KEY=${apiKey}\nDTS_WEBHOOK_SECRET=${webhookSecret}\n`, {
     mode: 0o600,
   });
   console.log(`[live-stack] live stack ready: API ${url}, Temporal ${temporalAddress}`);
-  if (!hasSigning)
-    console.log('[live-stack] note: no callback signing in this checkout; DTS_WEBHOOK_SECRET is empty');
-  if (!hasAuth) console.log('[live-stack] note: no authentication in this checkout; DTS_API_KEY is empty');
 } catch (err) {
   console.error(`[live-stack] ${(err as Error).message}`);
   await stop(1);
@@ -184,4 +187,52 @@ async function waitForTemporal(address: string): Promise<void> {
       await new Promise((resolve) => setTimeout(resolve, 500));
     }
   }
+}
+
+/**
+ * Asks the running stack, from outside, whether authentication and signing are on: a request
+ * without a key must be refused, and a task due now must call back signed with the secret.
+ */
+async function securityProblems(url: string, apiKey: string, secret: string): Promise<string[]> {
+  const problems: string[] = [];
+  const anonymous = await fetch(`${url}/api/v1/tasks`);
+  if (anonymous.status !== 401) problems.push(`a request without a key got ${anonymous.status}, not 401`);
+
+  let arrived: (callback: { body: string; headers: Record<string, string> }) => void = () => undefined;
+  const received = new Promise<{ body: string; headers: Record<string, string> }>((resolve) => {
+    arrived = resolve;
+  });
+  const receiver = createServer((req, res) => {
+    let body = '';
+    req.on('data', (chunk: Buffer) => (body += chunk.toString()));
+    req.on('end', () => {
+      res.end('{}');
+      arrived({ body, headers: req.headers as Record<string, string> });
+    });
+  });
+  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+  try {
+    const created = await fetch(`${url}/api/v1/tasks`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        taskType: 'live-stack.check',
+        payload: {},
+        delaySeconds: 0,
+        callbackUrl: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/`,
+      }),
+    });
+    if (created.status !== 201) return [...problems, `the check task was answered ${created.status}`];
+    const timeout = new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), 30_000).unref());
+    const callback = await Promise.race([received, timeout]);
+    if (!callback) return [...problems, 'the check task did not call back within 30 s'];
+    try {
+      new Webhook(secret).verify(callback.body, callback.headers);
+    } catch (err) {
+      problems.push(`its callback did not verify with the secret (${(err as Error).message})`);
+    }
+  } finally {
+    receiver.close();
+  }
+  return problems;
 }
