@@ -65,6 +65,31 @@ describe('recorded workflow histories', () => {
     expect(open.sort()).toEqual(['rescheduled-sleeping', 'retrying', 'scheduled']);
   });
 
+  it.each([
+    [
+      'upgraded-v1-fired-v2',
+      'the shape-v2 patch marker (a task started before v2 fires as v2)',
+      /MARKER_RECORDED\(core_patch\)/,
+    ],
+    ['rate-limited-retried', 'a regular callback activity (a rate-limited type)', /ACTIVITY_TASK_SCHEDULED/],
+    [
+      'immediate-retry-total-time',
+      'an immediate retry: two attempts with no timer between them',
+      /MARKER_RECORDED\(core_local_activity\) (\S+ )*?MARKER_RECORDED\(core_local_activity\)(?! TIMER)/,
+    ],
+  ])('v2 keeps %s, whose history takes %s', (scenario, _what, shape) => {
+    const fixture = fixtures.find((f) => f.shape === 'v2' && f.scenario === scenario);
+    expect(fixture, scenario).toBeDefined();
+    const events = fixture!.history.events
+      .map((event) => {
+        const marker = (event as { markerRecordedEventAttributes?: { markerName?: string } })
+          .markerRecordedEventAttributes?.markerName;
+        return `${event.eventType.replace('EVENT_TYPE_', '')}${marker ? `(${marker})` : ''}`;
+      })
+      .join(' ');
+    expect(events).toMatch(shape);
+  });
+
   it('every shape has a manifest naming each of its histories', () => {
     for (const shape of recordedShapes()) {
       expect(historyFiles(shape), shape).toEqual(Object.keys(manifestOf(shape)).sort());

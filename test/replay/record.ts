@@ -6,19 +6,22 @@
  * (behind `patched()`), and keep the old shapes.
  *
  *   npm run record-histories -- --shape v2
+ *   npm run record-histories -- --shape v2 --only rate-limited-retried   # add or redo some, keep the rest
  *
  * Runs its own dev server (or TEMPORAL_TEST_ADDRESS), workers in this process, the API through
  * inject and a callback receiver on loopback, as the integration tests do. Takes about 20 s.
  */
 import { execFile } from 'node:child_process';
-import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs, promisify } from 'node:util';
 import { startTestServer, writeWorkflowBundle, type TestServer } from '../helpers/dev-server.js';
 import { Harness, quietRuntime } from '../helpers/harness.js';
 import { uniqueId } from '../helpers/tasks.js';
 import { waitFor } from '../helpers/wait.js';
-import { MANIFEST, shapeDir } from './fixtures.js';
+import type { PolicyFile } from '../../src/policies.js';
+import { startAsV1 } from '../helpers/shape-v1.js';
+import { MANIFEST, manifestOf, shapeDir } from './fixtures.js';
 
 interface Recording {
   workflowId: string;
@@ -40,6 +43,23 @@ interface Context {
 }
 
 const DAY_S = 86_400;
+/** Task types whose policies take the other workflow paths: a rate limit, and a bounded retry schedule. */
+const RATED_TYPE = 'fixture.rated';
+const BOUNDED_TYPE = 'fixture.bounded';
+const POLICIES: PolicyFile = {
+  taskTypes: {
+    [RATED_TYPE]: { ratePerSecond: 50 },
+    [BOUNDED_TYPE]: {
+      retry: {
+        immediateRetries: 1,
+        initialIntervalMs: 1000,
+        multiplier: 2,
+        maxIntervalMs: 1000,
+        maxTotalSeconds: 3,
+      },
+    },
+  },
+};
 const TIMER_STARTED = 'EVENT_TYPE_TIMER_STARTED';
 const COMPLETED = 'EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED';
 const FAILED = 'EVENT_TYPE_WORKFLOW_EXECUTION_FAILED';
@@ -256,6 +276,35 @@ const scenarios: Scenario[] = [
     },
   },
   {
+    name: 'upgraded-v1-fired-v2',
+    what: 'started by the pre-v2 API (shared queue, no localCallback), fired on v2 code: the shape-v2 patch marker, then 200',
+    run: async (ctx) => {
+      const taskId = uniqueId('upgraded-v1-fired-v2');
+      await startAsV1(ctx.h, 'fixture.record', taskId, { delaySeconds: 1 });
+      return { workflowId: taskId, lastEvent: COMPLETED };
+    },
+  },
+  {
+    name: 'rate-limited-retried',
+    what: 'a type with ratePerSecond: the callback is a regular activity on its queue (localCallback false); 500, then 200',
+    run: async (ctx) => {
+      const taskId = uniqueId('rate-limited-retried');
+      ctx.h.receiver.script(taskId, [{ status: 500 }, { status: 200 }]);
+      await createWithId(ctx, taskId, { delaySeconds: 0, taskType: RATED_TYPE });
+      return { workflowId: taskId, lastEvent: COMPLETED };
+    },
+  },
+  {
+    name: 'immediate-retry-total-time',
+    what: 'a type with one immediate retry and maxTotalSeconds 3: 503, 503 at once, then backoff until the total time ends it FAILED',
+    run: async (ctx) => {
+      const taskId = uniqueId('immediate-retry-total-time');
+      ctx.h.receiver.script(taskId, [{ status: 503 }]);
+      await createWithId(ctx, taskId, { delaySeconds: 0, maxRetries: 10, taskType: BOUNDED_TYPE });
+      return { workflowId: taskId, lastEvent: FAILED };
+    },
+  },
+  {
     name: 'replayed-bulk',
     what: 'the run that POST /tasks/replay (a batch reset to the first workflow task) made of a 400 dead letter; 200',
     run: async (ctx) => {
@@ -320,24 +369,32 @@ async function record(ctx: Context, scenario: Scenario): Promise<string> {
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { shape: { type: 'string' } } });
+  const { values } = parseArgs({ options: { shape: { type: 'string' }, only: { type: 'string' } } });
   const shape = values.shape;
+  const only = values.only?.split(',');
+  const chosen = only ? scenarios.filter((scenario) => only.includes(scenario.name)) : scenarios;
+  if (only && chosen.length !== only.length) throw new Error(`unknown scenario among ${values.only}`);
   if (!shape || !/^v\d+$/.test(shape)) throw new Error('give the shape to record: --shape v1 (v2, ...)');
   quietRuntime();
   const server = await startTestServer();
   const h = await Harness.start({
     server: { address: server.address, workflowBundlePath: await writeWorkflowBundle() },
+    policies: POLICIES,
   });
   try {
     const ctx: Context = { h, server };
     // One at a time: on a loaded machine, fifteen at once push the API's calls past their deadline.
     const recorded: Array<{ scenario: Scenario; json: string }> = [];
-    for (const scenario of scenarios) recorded.push({ scenario, json: await record(ctx, scenario) });
+    for (const scenario of chosen) recorded.push({ scenario, json: await record(ctx, scenario) });
     const dir = shapeDir(shape);
     mkdirSync(dir, { recursive: true });
-    for (const file of readdirSync(dir)) if (file.endsWith('.json')) rmSync(join(dir, file));
+    // A whole shape is recorded afresh; --only adds or redoes some scenarios and keeps the others.
+    if (!only) for (const file of readdirSync(dir)) if (file.endsWith('.json')) rmSync(join(dir, file));
     for (const { scenario, json } of recorded) writeFileSync(join(dir, `${scenario.name}.json`), json);
-    const manifest = Object.fromEntries(recorded.map(({ scenario }) => [scenario.name, scenario.what]));
+    const manifest = {
+      ...(only && existsSync(join(dir, MANIFEST)) ? manifestOf(shape) : {}),
+      ...Object.fromEntries(recorded.map(({ scenario }) => [scenario.name, scenario.what])),
+    };
     writeFileSync(join(dir, MANIFEST), `${JSON.stringify(manifest, null, 2)}\n`);
     console.log(`recorded ${recorded.length} histories into ${dir}`);
   } finally {
