@@ -36,6 +36,7 @@ type clientCase struct {
 		Result       any            `json:"result"`
 		Error        *expectedError `json:"error"`
 		MinElapsedMs *json.Number   `json:"minElapsedMs"`
+		MaxElapsedMs *json.Number   `json:"maxElapsedMs"`
 	} `json:"expect"`
 }
 
@@ -174,6 +175,12 @@ func runClientCase(t *testing.T, tc clientCase) {
 		ms, _ := tc.Expect.MinElapsedMs.Float64()
 		if elapsed < time.Duration(ms*float64(time.Millisecond)) {
 			t.Errorf("took %v, want at least %vms", elapsed, ms)
+		}
+	}
+	if tc.Expect.MaxElapsedMs != nil {
+		ms, _ := tc.Expect.MaxElapsedMs.Float64()
+		if elapsed > time.Duration(ms*float64(time.Millisecond)) {
+			t.Errorf("took %v, want at most %vms", elapsed, ms)
 		}
 	}
 

@@ -32,6 +32,7 @@ interface ClientCase {
     result?: unknown;
     error?: { code: string; status: number; details?: Array<{ field: string }>; requestId?: string };
     minElapsedMs?: number;
+    maxElapsedMs?: number;
   };
 }
 
@@ -245,6 +246,7 @@ describe('client vectors', () => {
       expectSubset(plain(result), c.expect.result);
     }
     if (c.expect.minElapsedMs) expect(elapsed).toBeGreaterThanOrEqual(c.expect.minElapsedMs);
+    if (c.expect.maxElapsedMs) expect(elapsed).toBeLessThanOrEqual(c.expect.maxElapsedMs);
   });
 });
 

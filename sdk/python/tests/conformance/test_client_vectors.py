@@ -142,6 +142,8 @@ def test_client_vector(case: dict[str, Any] | None) -> None:
     problems: list[str] = []
     if elapsed_ms < expect.get("minElapsedMs", 0):
         problems.append(f"took {elapsed_ms:.0f} ms, expected at least {expect['minElapsedMs']} ms")
+    if "maxElapsedMs" in expect and elapsed_ms > expect["maxElapsedMs"]:
+        problems.append(f"took {elapsed_ms:.0f} ms, expected at most {expect['maxElapsedMs']} ms")
     expected_requests = case["requests"]
     if len(script.requests) != len(expected_requests):
         problems.append(

@@ -139,6 +139,11 @@ class ConformanceTest {
             elapsedMs >= expect.get("minElapsedMs").asLong(),
             "took " + elapsedMs + " ms, less than " + expect.get("minElapsedMs"));
       }
+      if (expect.has("maxElapsedMs")) {
+        assertTrue(
+            elapsedMs <= expect.get("maxElapsedMs").asLong(),
+            "took " + elapsedMs + " ms, more than " + expect.get("maxElapsedMs"));
+      }
       checkRequests(testCase.path("requests"), stub.requests());
       if (expect.has("error")) {
         if (error == null) {
