@@ -8,6 +8,7 @@ import { loadConfig } from '../config.js';
 import { createLogger, orExit } from '../observability/logger.js';
 import { loadPolicies } from '../policies.js';
 import { CallbackGuard } from '../security/callback-guard.js';
+import { ownersWithoutSigningSecret, WebhookSecrets } from '../security/webhook-secrets.js';
 import { loadPayloadKeyring } from '../security/payload-codec.js';
 import { apiConnection } from '../temporal/connection.js';
 import { createDataConverter } from '../temporal/data-converter.js';
@@ -35,6 +36,20 @@ if (config.auth.keysFile) {
   }
   keys.watch(config.auth.keysWatchIntervalMs);
   logger.info({ keys: keys.current.size, path: keys.path }, 'API keys loaded');
+  // Their callbacks would be held (never sent with another owner's secret): said at boot, not at the due time.
+  const unsigned = ownersWithoutSigningSecret(
+    keys.current.entries.map((entry) => entry.owner),
+    new WebhookSecrets({
+      defaultSecrets: config.webhooks.defaultSecrets,
+      secretsFile: config.webhooks.secretsFile,
+    }),
+  );
+  if (unsigned.length > 0) {
+    logger.warn(
+      { owners: unsigned },
+      'owners with API keys but no webhook signing secret: their callbacks are held until one is added (npm run webhook-secrets -- create --owner <owner>)',
+    );
+  }
 } else {
   logger.warn(
     { host: config.api.host },

@@ -112,3 +112,8 @@ export class WebhookSecrets {
     }
   }
 }
+
+/** The owners among `owners` that have no signing secret: their callbacks would be held. */
+export function ownersWithoutSigningSecret(owners: readonly string[], secrets: WebhookSecrets): string[] {
+  return [...new Set(owners)].filter((owner) => secrets.secretsFor(owner).length === 0).sort();
+}

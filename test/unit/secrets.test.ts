@@ -16,7 +16,11 @@ import {
   type PayloadKeyring,
 } from '../../src/security/payload-codec.js';
 import { resolveHeaders } from '../../src/security/header-secrets.js';
-import { ownerOfWorkflow, WebhookSecrets } from '../../src/security/webhook-secrets.js';
+import {
+  ownersWithoutSigningSecret,
+  ownerOfWorkflow,
+  WebhookSecrets,
+} from '../../src/security/webhook-secrets.js';
 import { signWebhook, webhookId } from '../../src/security/webhook-signature.js';
 
 const ring = (current: string, ...ids: string[]): PayloadKeyring => ({
@@ -126,6 +130,19 @@ describe('WebhookSecrets', () => {
     expect(secrets.secretsFor('default')).toEqual(['whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw']);
     expect(secrets.secretsFor('orders')).toEqual([]);
     expect(new WebhookSecrets().secretsFor('orders')).toEqual([]);
+  });
+
+  it('names the owners whose callbacks would be held (the API warns at boot)', () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'secrets-')), 'secrets.json');
+    writeFileSync(file, JSON.stringify({ owners: { orders: ['whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw'] } }));
+    const secrets = new WebhookSecrets({
+      defaultSecrets: ['whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw'],
+      secretsFile: file,
+    });
+    expect(ownersWithoutSigningSecret(['orders', 'default', 'billing', 'billing', 'ads'], secrets)).toEqual([
+      'ads',
+      'billing',
+    ]);
   });
 
   it("never signs with another owner's secrets from the file either", () => {
