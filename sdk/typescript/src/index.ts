@@ -33,4 +33,3 @@ export {
   type ReceiverOptions,
   type ReceiverResponse,
 } from './receive/handler.js';
-export { callbackPlugin, type CallbackPluginOptions } from './receive/fastify.js';

@@ -3,8 +3,8 @@ import { createServer } from 'node:http';
 import { type AddressInfo } from 'node:net';
 import Fastify from 'fastify';
 import { describe, expect, it } from 'vitest';
+import { callbackPlugin } from '../../src/fastify.js';
 import {
-  callbackPlugin,
   createNodeHandler,
   createReceiver,
   PermanentError,
