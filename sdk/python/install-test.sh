@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Installs the built wheel into a fresh virtual environment outside the repository, as a user
+# would (`pip install <wheel>`), checks the sdist installs too, and runs the README's first example
+# against the live stack (DTS_URL, DTS_API_KEY): create, get, cancel.
+# Usage: sdk/python/install-test.sh OUT (after pack.sh OUT). Last line: python-install: ...
+set -uo pipefail
+out="${1:?usage: install-test.sh OUT}"
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+summary() { echo "python-install: $1 passed, $2 failed, 0 skipped"; }
+wheel="$(ls "$out"/python/*.whl 2>/dev/null | head -n 1)"
+sdist="$(ls "$out"/python/*.tar.gz 2>/dev/null | head -n 1)"
+[[ -n "$wheel" && -n "$sdist" ]] || { echo "no wheel or sdist in $out/python: run pack.sh first" >&2; summary 0 1; exit 1; }
+project="$(mktemp -d)"
+trap 'rm -rf "$project"' EXIT
+cd "$project"
+passed=0 failed=0
+for artifact in "$wheel" "$sdist"; do
+  rm -rf venv && "${PYTHON:-python3}" -m venv venv
+  if venv/bin/pip install --quiet --disable-pip-version-check "$artifact"; then
+    passed=$((passed + 1))
+  else
+    echo "pip install $artifact failed" >&2
+    failed=$((failed + 1))
+  fi
+done
+# The README's first Python block, as a user copies it, run on the wheel's environment (the last one
+# installed is the sdist's: reinstall the wheel).
+venv/bin/pip install --quiet --disable-pip-version-check --force-reinstall --no-deps "$wheel"
+awk '/^```python$/{f=1;next} /^```$/{if(f){exit}} f' "$here/README.md" >example.py
+if venv/bin/python example.py; then passed=$((passed + 1)); else failed=$((failed + 1)); fi
+summary "$passed" "$failed"
+((failed == 0))
