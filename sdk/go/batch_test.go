@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	dt "github.com/delayed-tasks/sdk-go"
+	dt "github.com/delayed-tasks/delayed-task-service/sdk/go"
 )
 
 func TestCreateTasksRetriesADroppedConnectionWithTheSameGeneratedIDs(t *testing.T) {

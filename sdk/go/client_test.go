@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	dt "github.com/delayed-tasks/sdk-go"
+	dt "github.com/delayed-tasks/delayed-task-service/sdk/go"
 )
 
 // stubServer answers with the handlers in order and records every request body.

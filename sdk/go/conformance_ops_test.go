@@ -8,7 +8,7 @@ import (
 	"math"
 	"time"
 
-	dt "github.com/delayed-tasks/sdk-go"
+	dt "github.com/delayed-tasks/delayed-task-service/sdk/go"
 )
 
 // invoke calls the operation of a vector with its input (wire names, tags already converted) and

@@ -19,7 +19,7 @@ import (
 	"testing"
 	"time"
 
-	dt "github.com/delayed-tasks/sdk-go"
+	dt "github.com/delayed-tasks/delayed-task-service/sdk/go"
 )
 
 // The shared conformance vectors (conformance/README in the repository root describes them).

@@ -9,7 +9,7 @@ import (
 	"os"
 	"time"
 
-	dt "github.com/delayed-tasks/sdk-go"
+	dt "github.com/delayed-tasks/delayed-task-service/sdk/go"
 )
 
 func ExampleClient_Create() {

@@ -1,3 +1,3 @@
-module github.com/delayed-tasks/sdk-go
+module github.com/delayed-tasks/delayed-task-service/sdk/go
 
 go 1.24

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	dt "github.com/delayed-tasks/sdk-go"
+	dt "github.com/delayed-tasks/delayed-task-service/sdk/go"
 )
 
 // Live scenarios against the real service (API, worker, Temporal): run when DTS_URL is set

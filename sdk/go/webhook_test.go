@@ -17,7 +17,7 @@ import (
 	"testing"
 	"time"
 
-	dt "github.com/delayed-tasks/sdk-go"
+	dt "github.com/delayed-tasks/delayed-task-service/sdk/go"
 )
 
 // The example of the Standard Webhooks specification, signed by its authors.
