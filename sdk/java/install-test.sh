@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# A fresh Maven project outside the repository that resolves the SDK from the file repository
+# pack.sh filled (and Maven Central for its dependencies), compiles the README's first example and
+# runs it against the live stack (DTS_URL, DTS_API_KEY): create, get, cancel.
+# Usage: sdk/java/install-test.sh OUT (after pack.sh OUT). Last line: java-install: ...
+set -uo pipefail
+out="${1:?usage: install-test.sh OUT}"
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+summary() { echo "java-install: $1 passed, $2 failed, 0 skipped"; }
+repo="$(cd "$out/java/repo" 2>/dev/null && pwd)" || { echo "no $out/java/repo: run pack.sh first" >&2; summary 0 1; exit 1; }
+version="$(sed -nE 's/.*VERSION = "([^"]+)".*/\1/p' "$here/delayed-tasks-client/src/main/java/dev/delayedtasks/client/Version.java")"
+project="$(mktemp -d)"
+trap 'rm -rf "$project"' EXIT
+mkdir -p "$project/src/main/java"
+cat >"$project/pom.xml" <<POM
+<project xmlns="http://maven.apache.org/POM/4.0.0">
+  <modelVersion>4.0.0</modelVersion>
+  <groupId>example</groupId>
+  <artifactId>sdk-install-test</artifactId>
+  <version>1</version>
+  <properties>
+    <maven.compiler.release>17</maven.compiler.release>
+    <project.build.sourceEncoding>UTF-8</project.build.sourceEncoding>
+  </properties>
+  <repositories>
+    <repository><id>sdk</id><url>file://$repo</url></repository>
+  </repositories>
+  <dependencies>
+    <dependency>
+      <groupId>dev.delayedtasks</groupId>
+      <artifactId>delayed-tasks-client</artifactId>
+      <version>$version</version>
+    </dependency>
+  </dependencies>
+  <build>
+    <plugins>
+      <plugin>
+        <groupId>org.apache.maven.plugins</groupId>
+        <artifactId>maven-compiler-plugin</artifactId>
+        <version>3.14.0</version>
+      </plugin>
+    </plugins>
+  </build>
+</project>
+POM
+# The README's first Java block, as a user copies it (a whole class: Example).
+awk '/^```java$/{f=1;next} /^```$/{if(f){exit}} f' "$here/README.md" >"$project/src/main/java/Example.java"
+cd "$project"
+mvn -B -q -Dstyle.color=never compile dependency:build-classpath -Dmdep.outputFile=cp.txt || { summary 0 1; exit 1; }
+if java -cp "target/classes:$(cat cp.txt)" Example; then summary 1 0; else summary 0 1; exit 1; fi
