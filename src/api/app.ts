@@ -201,10 +201,11 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
         .replace("font-src 'self' https: data:", "font-src 'self' data:")
         .replace("style-src 'self' https:", "style-src 'self'"),
     uiHooks: {
-      onRequest: async (_request, reply) => {
+      onRequest: (_request, reply, done) => {
         reply.header('x-frame-options', 'DENY');
         reply.header('x-content-type-options', 'nosniff');
         reply.header('referrer-policy', 'no-referrer');
+        done();
       },
     },
   });
