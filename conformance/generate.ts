@@ -802,7 +802,11 @@ const batch = [
       apiError(429, 'RESOURCE_EXHAUSTED', 'slow down', undefined, { 'retry-after': '1' }),
       ok({ results: [created(0, 'b-0')] }),
     ],
-    expect: { result: [{ index: 0, taskId: 'b-0', created: true }], minElapsedMs: 900, maxElapsedMs: RETRY_AFTER_CEILING_MS },
+    expect: {
+      result: [{ index: 0, taskId: 'b-0', created: true }],
+      minElapsedMs: 900,
+      maxElapsedMs: RETRY_AFTER_CEILING_MS,
+    },
   },
   {
     name: 'batch: 503 on every attempt raises UNAVAILABLE after 4 attempts',
