@@ -4,61 +4,39 @@
  * 503 or a 200 instead of the refusal): scopes at login and on every page, CSRF on every form, and
  * the failed-login limit per address.
  */
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import type { Connection } from '@temporalio/client';
 import type { FastifyInstance } from 'fastify';
-import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from '../../src/api/app.js';
-import { ApiMetrics } from '../../src/api/metrics.js';
-import { TaskService } from '../../src/api/task-service.js';
-import { KeyStore } from '../../src/auth/key-store.js';
+import type { KeyStore } from '../../src/auth/key-store.js';
 import { runKeysCommand } from '../../src/cli/keys.js';
-import { loadConfig } from '../../src/config.js';
 import { SESSION_COOKIE } from '../../src/console/plugin.js';
 import { SessionSigner } from '../../src/console/session.js';
-import { Policies } from '../../src/policies.js';
-import { apiConnection } from '../../src/temporal/connection.js';
 import { ConsoleClient } from '../helpers/console.js';
-import { mintKeys, writeKeysFile, type Minted } from '../helpers/harness.js';
+import type { Minted } from '../helpers/harness.js';
+import { offlineApp, type OfflineApp } from '../helpers/offline-app.js';
 
 const SESSION_SECRET = 'console-guards-secret-0123456789abcdef';
+let offline: OfflineApp;
 let app: FastifyInstance;
-let connection: Connection;
 let keyStore: KeyStore;
 let keys: Record<string, Minted>;
 let keysFile: string;
 
 beforeAll(async () => {
-  const minted = mintKeys({
-    writer: { owner: 'orders', scopes: ['tasks:write'] },
-    codec: { owner: 'ops', scopes: ['codec'] },
-    reader: { owner: 'orders', scopes: ['tasks:read'] },
-    operator: { owner: 'orders', scopes: ['tasks:read', 'tasks:write'] },
+  offline = await offlineApp({
+    env: { CONSOLE_ENABLED: 'true', CONSOLE_SESSION_SECRET: SESSION_SECRET },
+    keys: {
+      writer: { owner: 'orders', scopes: ['tasks:write'] },
+      codec: { owner: 'ops', scopes: ['codec'] },
+      reader: { owner: 'orders', scopes: ['tasks:read'] },
+      operator: { owner: 'orders', scopes: ['tasks:read', 'tasks:write'] },
+    },
   });
-  keys = minted.minted;
-  keysFile = join(mkdtempSync(join(tmpdir(), 'console-guards-')), 'api-keys.json');
-  writeKeysFile(keysFile, minted.file);
-  const config = loadConfig({
-    TEMPORAL_ADDRESS: '127.0.0.1:1',
-    TEMPORAL_RPC_TIMEOUT_MS: '300',
-    API_KEYS_FILE: keysFile,
-    CONSOLE_ENABLED: 'true',
-    CONSOLE_SESSION_SECRET: SESSION_SECRET,
-  });
-  keyStore = new KeyStore(keysFile, pino({ level: 'silent' }));
-  connection = apiConnection(config.temporal);
-  const tasks = new TaskService({ connection, config, policies: new Policies() });
-  const metrics = new ApiMetrics({ readCounts: async () => ({ byStatus: {}, oldestOverdueSeconds: 0 }) });
-  app = await buildApp({ config, tasks, metrics, keys: keyStore });
-  await app.ready();
+  ({ app, keys } = offline);
+  keyStore = offline.keyStore!;
+  keysFile = offline.keysFile!;
 });
 afterAll(async () => {
-  await app?.close();
-  keyStore?.close();
-  await connection?.close().catch(() => undefined);
+  await offline?.close();
 });
 
 /** A session cookie for `name`'s key as the console would sign it (a key whose scopes changed since). */
@@ -184,22 +162,10 @@ describe('failed logins per address', () => {
 });
 
 describe('behind proxies (TRUST_PROXY) and against a spread guess (the global ceiling)', () => {
-  /** Another app over the same keys with `env` added; closed by the caller. */
-  async function appWith(env: Record<string, string>): Promise<FastifyInstance> {
-    const config = loadConfig({
-      TEMPORAL_ADDRESS: '127.0.0.1:1',
-      TEMPORAL_RPC_TIMEOUT_MS: '300',
-      API_KEYS_FILE: keysFile,
-      ...env,
-    });
-    const tasks = new TaskService({ connection, config, policies: new Policies() });
-    const metrics = new ApiMetrics({ readCounts: async () => ({ byStatus: {}, oldestOverdueSeconds: 0 }) });
-    const built = await buildApp({ config, tasks, metrics, keys: keyStore });
-    await built.ready();
-    return built;
-  }
-  const guess = (target: FastifyInstance, key: string, remoteAddress: string, forwardedFor?: string) =>
-    target.inject({
+  /** Another API process over the same keys with `env` added; closed by the caller. */
+  const appWith = async (env: Record<string, string>) => offlineApp({ env, sharing: offline });
+  const guess = (target: OfflineApp, key: string, remoteAddress: string, forwardedFor?: string) =>
+    target.app.inject({
       method: 'GET',
       url: '/api/v1/tasks/t-1',
       headers: { authorization: `Bearer ${key}`, ...(forwardedFor && { 'x-forwarded-for': forwardedFor }) },
@@ -251,7 +217,7 @@ describe('behind proxies (TRUST_PROXY) and against a spread guess (the global ce
     });
     try {
       const login = async (remoteAddress: string) => {
-        const page = await tls.inject({
+        const page = await tls.app.inject({
           method: 'GET',
           url: '/console/login',
           remoteAddress,
@@ -259,7 +225,7 @@ describe('behind proxies (TRUST_PROXY) and against a spread guess (the global ce
         });
         const csrf = /name="_csrf" value="([^"]+)"/.exec(page.body)![1]!;
         const cookie = String(([] as unknown[]).concat(page.headers['set-cookie'])[0]).split(';')[0]!;
-        return tls.inject({
+        return tls.app.inject({
           method: 'POST',
           url: '/console/login',
           remoteAddress,

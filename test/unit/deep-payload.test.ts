@@ -3,30 +3,19 @@
  * anything recurses over it: single create, each batch item, and a replay's new payload. Before, the
  * checks recursed and overflowed the stack: 500, or a 500 inside a batch's 200.
  */
-import type { Connection } from '@temporalio/client';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { buildApp } from '../../src/api/app.js';
-import { ApiMetrics } from '../../src/api/metrics.js';
-import { TaskService } from '../../src/api/task-service.js';
-import { loadConfig } from '../../src/config.js';
-import { Policies } from '../../src/policies.js';
-import { apiConnection } from '../../src/temporal/connection.js';
+import { offlineApp, type OfflineApp } from '../helpers/offline-app.js';
 
+let offline: OfflineApp;
 let app: FastifyInstance;
-let connection: Connection;
 
 beforeAll(async () => {
-  const config = loadConfig({ TEMPORAL_ADDRESS: '127.0.0.1:1', TEMPORAL_RPC_TIMEOUT_MS: '300' });
-  connection = apiConnection(config.temporal);
-  const tasks = new TaskService({ connection, config, policies: new Policies() });
-  const metrics = new ApiMetrics({ readCounts: async () => ({ byStatus: {}, oldestOverdueSeconds: 0 }) });
-  app = await buildApp({ config, tasks, metrics });
-  await app.ready();
+  offline = await offlineApp();
+  app = offline.app;
 });
 afterAll(async () => {
-  await app?.close();
-  await connection?.close().catch(() => undefined);
+  await offline?.close();
 });
 
 /** `{"v": [[[...1...]]]}` with `depth` arrays, as raw JSON text (never built as an object here). */

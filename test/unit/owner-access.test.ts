@@ -4,24 +4,11 @@
  * let it through), and the owner a lookup or list acts for is the key's own. Table-driven over the
  * two functions every task route goes through (`accessFor`, `listOwner`).
  */
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import type { Connection } from '@temporalio/client';
-import type { FastifyInstance } from 'fastify';
-import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from '../../src/api/app.js';
 import { accessFor, listOwner } from '../../src/api/auth.js';
 import { ApiError } from '../../src/api/errors.js';
-import { ApiMetrics } from '../../src/api/metrics.js';
-import { TaskService } from '../../src/api/task-service.js';
-import { KeyStore } from '../../src/auth/key-store.js';
 import type { Principal } from '../../src/auth/principal.js';
-import { loadConfig } from '../../src/config.js';
-import { Policies } from '../../src/policies.js';
-import { apiConnection } from '../../src/temporal/connection.js';
-import { mintKeys, writeKeysFile, type Minted } from '../helpers/harness.js';
+import { offlineApp, type OfflineApp } from '../helpers/offline-app.js';
 
 const unlimited = {
   allowedTaskTypes: undefined,
@@ -62,32 +49,15 @@ describe('the owner a request acts for', () => {
 });
 
 describe('over HTTP', () => {
-  let app: FastifyInstance;
-  let connection: Connection;
-  let keyStore: KeyStore;
-  let keys: Record<string, Minted>;
+  let offline: OfflineApp;
 
   beforeAll(async () => {
-    const minted = mintKeys({ alice: { owner: 'alice', scopes: ['tasks:read', 'tasks:write'] } });
-    keys = minted.minted;
-    const keysFile = join(mkdtempSync(join(tmpdir(), 'owner-access-')), 'api-keys.json');
-    writeKeysFile(keysFile, minted.file);
-    const config = loadConfig({
-      TEMPORAL_ADDRESS: '127.0.0.1:1',
-      TEMPORAL_RPC_TIMEOUT_MS: '300',
-      API_KEYS_FILE: keysFile,
+    offline = await offlineApp({
+      keys: { alice: { owner: 'alice', scopes: ['tasks:read', 'tasks:write'] } },
     });
-    keyStore = new KeyStore(keysFile, pino({ level: 'silent' }));
-    connection = apiConnection(config.temporal);
-    const tasks = new TaskService({ connection, config, policies: new Policies() });
-    const metrics = new ApiMetrics({ readCounts: async () => ({ byStatus: {}, oldestOverdueSeconds: 0 }) });
-    app = await buildApp({ config, tasks, metrics, keys: keyStore });
-    await app.ready();
   });
   afterAll(async () => {
-    await app?.close();
-    keyStore?.close();
-    await connection?.close().catch(() => undefined);
+    await offline?.close();
   });
 
   it.each([
@@ -96,11 +66,11 @@ describe('over HTTP', () => {
     ['POST', '/api/v1/tasks/t-1/cancel?owner=bob'],
     ['POST', '/api/v1/tasks/t-1/replay?owner=bob'],
   ])('a non-admin key naming another owner: %s %s is 403 before Temporal is asked', async (method, url) => {
-    const response = await app.inject({
+    const response = await offline.app.inject({
       method: method as 'GET' | 'POST',
       url,
       headers: {
-        authorization: `Bearer ${keys.alice!.key}`,
+        authorization: `Bearer ${offline.keys.alice!.key}`,
         ...(method === 'POST' && { 'content-type': 'application/json' }),
       },
       ...(method === 'POST' && { payload: '{}' }),
