@@ -160,12 +160,20 @@ describe('API and worker processes', () => {
     expect(sample(workerMetrics, 'process_resident_memory_bytes')).toBeGreaterThan(10_000_000);
     expect(workerMetrics).not.toContain(ids[0]);
 
+    // The gauges come from visibility, which records a closed run a moment after it closes (longer on
+    // a loaded machine, when a delivered task still counts as SCHEDULED and overdue): wait until they
+    // settle on what the load left (one dead letter, one task an hour ahead, nothing overdue).
     const apiMetrics = await waitFor(
       async () => {
         const text = await (await fetch(`${apiUrl}/metrics`)).text();
-        return sample(text, 'delayed_tasks_current', { status: 'FAILED' }) === 1 && text;
+        return (
+          sample(text, 'delayed_tasks_current', { status: 'FAILED' }) === 1 &&
+          sample(text, 'delayed_tasks_current', { status: 'SCHEDULED' }) === 1 &&
+          sample(text, 'delayed_tasks_overdue') === 0 &&
+          text
+        );
       },
-      { timeoutMs: 40_000, intervalMs: 1000 },
+      { timeoutMs: 40_000, intervalMs: 1000, what: 'the API gauges to settle' },
     );
     expect(sample(apiMetrics, 'delayed_tasks_created_total', { task_type: taskType })).toBe(9);
     expect(sample(apiMetrics, 'delayed_tasks_current', { status: 'SCHEDULED' })).toBe(1);
