@@ -56,8 +56,27 @@ if [[ -s "$env_file" ]]; then
   . "$env_file"
   set +a
   echo "live stack up in $((SECONDS - started)) s at $DTS_URL"
-  [[ -z "$DTS_WEBHOOK_SECRET" ]] && echo "note: callback signing not in this checkout yet; live signature checks are skipped"
 fi
+
+# Runs a command (its output shown and kept in LOG) whose last line says `NAME: N passed, N failed,
+# N skipped`, and adds it to the totals: a missing line or a non-zero exit counts as one failure.
+run_counted() {
+  local name=$1 log=$2 started=$SECONDS rc line p f s
+  shift 2
+  "$@" 2>&1 | tee "$log"
+  rc=${PIPESTATUS[0]}
+  line="$(grep -E "^$name: [0-9]+ passed, [0-9]+ failed, [0-9]+ skipped" "$log" | tail -n 1)"
+  # No summary: the script broke before its tests ran.
+  [[ -n "$line" ]] || line="$name: 0 passed, 1 failed, 0 skipped (no summary line, exit $rc)"
+  read -r p f s < <(sed -E 's/^[a-z-]+: ([0-9]+) passed, ([0-9]+) failed, ([0-9]+) skipped.*/\1 \2 \3/' <<<"$line")
+  if [[ $rc -ne 0 && $f -eq 0 ]]; then
+    f=1
+    line="$line (exit $rc)"
+  fi
+  passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + s))
+  ((f > 0)) && status=1
+  summary+=("$line in $((SECONDS - started)) s")
+}
 
 passed=0 failed=$stack_failed skipped=0 status=$stack_failed
 pack_dir="$(pwd)/.data/sdk-dist"
@@ -67,44 +86,15 @@ for lang in "${langs[@]}"; do
   echo
   echo "==> sdk/$lang"
   log=".data/sdk-$lang.log"
-  lang_started=$SECONDS
-  bash "sdk/$lang/test.sh" 2>&1 | tee "$log"
-  rc=${PIPESTATUS[0]}
-  took=$((SECONDS - lang_started))
-  line="$(grep -E "^$lang: [0-9]+ passed, [0-9]+ failed, [0-9]+ skipped" "$log" | tail -n 1)"
-  if [[ -z "$line" ]]; then
-    # No summary: the script broke before its tests ran. Count it as one failure.
-    line="$lang: 0 passed, 1 failed, 0 skipped (no summary line, exit $rc)"
-  fi
-  read -r p f s < <(sed -E 's/^[a-z]+: ([0-9]+) passed, ([0-9]+) failed, ([0-9]+) skipped.*/\1 \2 \3/' <<<"$line")
-  if [[ $rc -ne 0 && $f -eq 0 ]]; then
-    f=1
-    line="$line (exit $rc)"
-  fi
-  passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + s))
-  ((f > 0)) && status=1
-  summary+=("$line in ${took} s")
+  run_counted "$lang" "$log" bash "sdk/$lang/test.sh"
 
   # The release artifact, installed into a fresh project outside the repository as a user would,
   # running the README's example against the same live stack.
   if [[ -f "sdk/$lang/pack.sh" && -f "sdk/$lang/install-test.sh" ]]; then
     echo
     echo "==> sdk/$lang: pack and install from the artifact"
-    log=".data/sdk-$lang-install.log"
-    lang_started=$SECONDS
-    { bash "sdk/$lang/pack.sh" "$pack_dir" && bash "sdk/$lang/install-test.sh" "$pack_dir"; } 2>&1 | tee "$log"
-    rc=${PIPESTATUS[0]}
-    took=$((SECONDS - lang_started))
-    line="$(grep -E "^$lang-install: [0-9]+ passed, [0-9]+ failed, [0-9]+ skipped" "$log" | tail -n 1)"
-    [[ -n "$line" ]] || line="$lang-install: 0 passed, 1 failed, 0 skipped (no summary line, exit $rc)"
-    read -r p f s < <(sed -E 's/^[a-z]+-install: ([0-9]+) passed, ([0-9]+) failed, ([0-9]+) skipped.*/\1 \2 \3/' <<<"$line")
-    if [[ $rc -ne 0 && $f -eq 0 ]]; then
-      f=1
-      line="$line (exit $rc)"
-    fi
-    passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + s))
-    ((f > 0)) && status=1
-    summary+=("$line in ${took} s")
+    run_counted "$lang-install" ".data/sdk-$lang-install.log" \
+      bash -c 'bash "sdk/$1/pack.sh" "$2" && bash "sdk/$1/install-test.sh" "$2"' _ "$lang" "$pack_dir"
   fi
 done
 
