@@ -43,8 +43,11 @@ afterAll(async () => {
   await h?.stop();
 });
 
-/** Starts a task of `owner` directly (workflow id <owner>/<taskId>), due now; returns its task id. */
-async function startOwned(owner: string, taskId: string): Promise<string> {
+/**
+ * Starts a task of `owner` directly (workflow id <owner>/<taskId>), due now; returns its task id.
+ * `asBefore`: its input as the API wrote it before keys were owner-scoped (no idempotencyKey).
+ */
+async function startOwned(owner: string, taskId: string, asBefore = false): Promise<string> {
   const taskType = h.taskType();
   const policy = h.policies.forType(taskType)!;
   const { spec, fingerprint } = buildTaskSpec(
@@ -59,6 +62,7 @@ async function startOwned(owner: string, taskId: string): Promise<string> {
       owner,
     },
   );
+  if (asBefore) delete spec.idempotencyKey;
   await h.client.workflow.start(
     TASK_WORKFLOW_TYPE,
     taskStartOptions(spec, fingerprint, h.taskQueue, 'REJECT_DUPLICATE'),
@@ -207,6 +211,14 @@ describe('signed callbacks', () => {
     expect(keys).toEqual([taskId, `orders/${taskId}`].sort());
     // The body is the contract's, unchanged: the client's task id.
     expect(calls.every((call) => call.body.taskId === taskId)).toBe(true);
+  });
+
+  it('keep the bare task id as the key of a task scheduled before keys were owner-scoped', async () => {
+    // A sleeping task's input has no idempotencyKey: it fires on the new code with its old key,
+    // so a retry of it never arrives under a second key.
+    const taskId = await startOwned('orders', uniqueId('scheduled-before'), true);
+    const [call] = await h.receiver.waitForCalls(taskId, 1);
+    expect(call!.headers['idempotency-key']).toBe(taskId);
   });
 
   it('keep the same webhook-id when a dead letter is replayed', async () => {
