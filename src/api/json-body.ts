@@ -23,12 +23,17 @@ export function parseJsonText(text: string, options: ParseJsonOptions): unknown 
   if (depth > maxDepth) throw invalidArgument(field, `is nested ${depth} levels deep; at most ${maxDepth}`);
   let parsed: unknown;
   try {
-    parsed = sjson.parse(text, undefined, { protoAction: 'error', constructorAction: 'error' });
-  } catch (err) {
-    if (/prototype/i.test((err as Error).message)) {
-      throw invalidArgument(field, 'has a __proto__ or constructor.prototype key, which is refused');
-    }
+    parsed = JSON.parse(text);
+  } catch {
     throw field === 'body' ? malformedJson() : invalidArgument(field, 'is not valid JSON');
+  }
+  try {
+    // Valid JSON by now: the scan throws only for a prototype-poisoning key (no message text read).
+    if (parsed !== null && typeof parsed === 'object') {
+      sjson.scan(parsed as Record<string, unknown>, { protoAction: 'error', constructorAction: 'error' });
+    }
+  } catch {
+    throw invalidArgument(field, 'has a __proto__ or constructor.prototype key, which is refused');
   }
   if (options.checkNumbers !== false) checkNumbers(parsed, field === 'body' ? [] : [field]);
   return parsed;
