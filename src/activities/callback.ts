@@ -5,7 +5,7 @@ import { createHash } from 'node:crypto';
 import { ApplicationFailure, Context, log } from '@temporalio/activity';
 import { Agent, buildConnector, errors as undiciErrors, request, type Dispatcher } from 'undici';
 import type { HeaderSource } from '../security/header-secrets.js';
-import { HeaderSecretError, resolveHeaders } from '../security/header-secrets.js';
+import { HeaderSecretError, HeaderSecrets } from '../security/header-secrets.js';
 import {
   CallbackGuard,
   CallbackRefusedError,
@@ -65,6 +65,8 @@ export interface CallbackDeps {
   secrets?: WebhookSecrets;
   /** Header secrets of a task type (from the policy file). */
   headersFor?: (taskType: string) => Readonly<Record<string, HeaderSource>>;
+  /** Reads header secrets' values (cached files); environment variables read as unset by default. */
+  headerSecrets?: HeaderSecrets;
   /** Most bytes of a response body read. @defaultValue 65536 */
   maxResponseBytes?: number;
 }
@@ -113,6 +115,7 @@ export function createActivities(deps: CallbackDeps = {}) {
     guard,
     secrets,
     headersFor,
+    headerSecrets: deps.headerSecrets ?? new HeaderSecrets(() => undefined),
     maxResponseBytes: deps.maxResponseBytes ?? 64 * 1024,
   };
 
@@ -178,6 +181,7 @@ interface SendOptions {
   guard: CallbackGuard;
   secrets: WebhookSecrets;
   headersFor: (taskType: string) => Readonly<Record<string, HeaderSource>>;
+  headerSecrets: HeaderSecrets;
   maxResponseBytes: number;
 }
 
@@ -227,7 +231,7 @@ async function post(
   }
   let configured: Record<string, string>;
   try {
-    configured = resolveHeaders(send.headersFor(input.taskType));
+    configured = await send.headerSecrets.resolve(send.headersFor(input.taskType));
   } catch (err) {
     if (err instanceof HeaderSecretError) return held(err.message);
     throw err;

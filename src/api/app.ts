@@ -12,7 +12,7 @@ import { consoleRoutes } from '../console/plugin.js';
 import { BATCH_TASKS } from '../shared/limits.js';
 import { createAjv, toFieldProblems } from '../validation.js';
 import { registerAuth, SECURITY_SCHEME } from './auth.js';
-import { ApiError, ERROR_DESCRIPTIONS, ErrorCode, PayloadSchemaError, schemaViolation } from './errors.js';
+import { ApiError, ERROR_DESCRIPTIONS, ErrorCode, PayloadSchemaError, schemaViolation } from '../errors.js';
 import { BODY_LEVELS_ABOVE_PAYLOAD, parseJsonText } from './json-body.js';
 import type { ApiMetrics } from './metrics.js';
 import { codecRoutes } from './routes/codec.js';

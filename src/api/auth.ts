@@ -19,7 +19,7 @@ import {
   type Scope,
   type TaskAccess,
 } from '../auth/principal.js';
-import { ApiError, ErrorCode } from './errors.js';
+import { ApiError, ErrorCode } from '../errors.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {

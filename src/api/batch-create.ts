@@ -6,9 +6,9 @@
  */
 import type { TaskAccess } from '../auth/principal.js';
 import { createAjv, toFieldProblems } from '../validation.js';
-import { ApiError, ErrorCode, schemaViolation } from './errors.js';
+import { ApiError, ErrorCode, schemaViolation } from '../errors.js';
 import { checkNumbers } from './json-body.js';
-import { CreateTaskBodySchema, type CreateTaskBody } from './schemas/tasks.js';
+import { CreateTaskBodySchema, type CreateTaskBody } from '../contract/tasks.js';
 import type { CreateResult, TaskService } from './task-service.js';
 import { toApiError } from './temporal-errors.js';
 

@@ -10,8 +10,8 @@ import { idempotencyKeyOf } from '../shared/owner.js';
 import type { TaskSpec } from '../shared/task.js';
 import { hostMatches } from '../security/address-rules.js';
 import { CallbackGuard, CallbackRefusedError } from '../security/callback-guard.js';
-import { ApiError, ErrorCode, invalidArgument, PayloadSchemaError } from './errors.js';
-import type { CreateTaskBody } from './schemas/tasks.js';
+import { ApiError, ErrorCode, invalidArgument, PayloadSchemaError } from '../errors.js';
+import type { CreateTaskBody } from '../contract/tasks.js';
 
 export type Limits = Config['limits'];
 

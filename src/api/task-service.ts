@@ -33,7 +33,7 @@ import {
   systemResolver,
   type Resolver,
 } from '../security/callback-guard.js';
-import { ApiError, ErrorCode, invalidArgument, taskNotFound } from './errors.js';
+import { ApiError, ErrorCode, invalidArgument, taskNotFound } from '../errors.js';
 import type {
   BatchJob,
   BulkCancelBody,
@@ -45,7 +45,7 @@ import type {
   Task,
   TaskList,
   TaskSummary,
-} from './schemas/tasks.js';
+} from '../contract/tasks.js';
 import {
   buildTaskSpec,
   capped,

@@ -11,14 +11,14 @@ import formbody from '@fastify/formbody';
 import helmet from '@fastify/helmet';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { accessFor, listOwner } from '../api/auth.js';
-import { ApiError, ErrorCode } from '../api/errors.js';
+import { ApiError, ErrorCode } from '../errors.js';
 import { parseJsonText } from '../api/json-body.js';
 import {
   ListTasksQuerySchema,
   ReplayBodySchema,
   type ListTasksQuery,
   type ReplayBody,
-} from '../api/schemas/tasks.js';
+} from '../contract/tasks.js';
 import type { TaskService } from '../api/task-service.js';
 import type { KeyStore } from '../auth/key-store.js';
 import { isLoopbackHost } from '../auth/secure-default.js';

@@ -2,7 +2,7 @@
  * The console's pages, as functions of what the task service answered. Every value goes through
  * `html`, which escapes it; the pages carry no inline script or style (the CSP forbids both).
  */
-import type { BatchJob, Task, TaskList } from '../api/schemas/tasks.js';
+import type { BatchJob, Task, TaskList } from '../contract/tasks.js';
 import type { FieldProblem } from '../validation.js';
 import { html, type Html } from './html.js';
 

@@ -1,10 +1,9 @@
 /**
  * Header secrets: static headers a task type's receiver needs (`Authorization`, an API key), named
  * in the policy file with the environment variable or file that holds each value. The worker reads
- * the values when it sends, so they are never part of a task, of Temporal's history or of a log line.
+ * the values when it sends (`HeaderSecrets`), so they are never part of a task, of Temporal's history or of a log line.
  */
-import { readFileSync } from 'node:fs';
-import { envSecret } from '../config.js';
+import { readFile, stat } from 'node:fs/promises';
 
 /** Where a header's value comes from. */
 export type HeaderSource = { env: string } | { file: string };
@@ -39,26 +38,68 @@ export class HeaderSecretError extends Error {
   override name = 'HeaderSecretError';
 }
 
-/** The headers' values, read now; the error names the variable or file, never a value. */
-export function resolveHeaders(headers: Readonly<Record<string, HeaderSource>>): Record<string, string> {
-  const resolved: Record<string, string> = {};
-  for (const [name, source] of Object.entries(headers)) {
-    let value: string | undefined;
-    if ('env' in source) {
-      value = envSecret(source.env);
-      if (value === undefined)
-        throw new HeaderSecretError(`header ${name}: environment variable ${source.env} is not set`);
-    } else {
-      try {
-        value = readFileSync(source.file, 'utf8').trim();
-      } catch (err) {
-        throw new HeaderSecretError(
-          `header ${name}: cannot read ${source.file} (${(err as NodeJS.ErrnoException).code ?? 'error'})`,
-        );
-      }
+/** How long a file's value is trusted before the file is looked at again (one `stat`). */
+const RECHECK_MS = 1_000;
+
+interface FileEntry {
+  value: string;
+  /** What the file was when read: a change of any of these reads it again. */
+  version: string;
+  checkedAt: number;
+}
+
+/**
+ * The values of header secrets, for the send path: environment variables through the reader it is
+ * given (config stays the only module that reads the environment), files read asynchronously and
+ * cached, looked at again (one `stat`) at most once a second and re-read when they change, so a
+ * rotated secret is picked up without a restart and an attempt costs no file read.
+ */
+export class HeaderSecrets {
+  private readonly files = new Map<string, FileEntry>();
+
+  constructor(
+    private readonly readEnv: (name: string) => string | undefined,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /** The headers' values; the error names the variable or file, never a value. */
+  async resolve(headers: Readonly<Record<string, HeaderSource>>): Promise<Record<string, string>> {
+    const resolved: Record<string, string> = {};
+    for (const [name, source] of Object.entries(headers)) {
+      const value = 'env' in source ? this.fromEnv(name, source.env) : await this.fromFile(name, source.file);
+      if (/[\r\n]/.test(value)) throw new HeaderSecretError(`header ${name}: the value spans several lines`);
+      resolved[name.toLowerCase()] = value;
     }
-    if (/[\r\n]/.test(value)) throw new HeaderSecretError(`header ${name}: the value spans several lines`);
-    resolved[name.toLowerCase()] = value;
+    return resolved;
   }
-  return resolved;
+
+  private fromEnv(header: string, variable: string): string {
+    const value = this.readEnv(variable);
+    if (value === undefined) {
+      throw new HeaderSecretError(`header ${header}: environment variable ${variable} is not set`);
+    }
+    return value;
+  }
+
+  private async fromFile(header: string, file: string): Promise<string> {
+    const cached = this.files.get(file);
+    const now = this.now();
+    if (cached && now - cached.checkedAt < RECHECK_MS) return cached.value;
+    try {
+      const info = await stat(file);
+      const version = `${info.ino}:${info.size}:${info.mtimeMs}`;
+      if (cached?.version === version) {
+        cached.checkedAt = now;
+        return cached.value;
+      }
+      const value = (await readFile(file, 'utf8')).trim();
+      this.files.set(file, { value, version, checkedAt: now });
+      return value;
+    } catch (err) {
+      this.files.delete(file);
+      throw new HeaderSecretError(
+        `header ${header}: cannot read ${file} (${(err as NodeJS.ErrnoException).code ?? 'error'})`,
+      );
+    }
+  }
 }

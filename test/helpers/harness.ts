@@ -13,7 +13,7 @@ import { pino } from 'pino';
 import { inject } from 'vitest';
 import { buildApp } from '../../src/api/app.js';
 import { ApiMetrics, taskCountsReader } from '../../src/api/metrics.js';
-import type { Task } from '../../src/api/schemas/tasks.js';
+import type { Task } from '../../src/contract/tasks.js';
 import { TaskService } from '../../src/api/task-service.js';
 import { KeyStore } from '../../src/auth/key-store.js';
 import { hashKey, mintKey, type KeyEntry, type KeysFile } from '../../src/auth/keys.js';

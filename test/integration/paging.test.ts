@@ -3,7 +3,7 @@
  * says there is no next one, and a page token the API did not give out is a 400, never a 500.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { TaskList } from '../../src/api/schemas/tasks.js';
+import type { TaskList } from '../../src/contract/tasks.js';
 import { Harness } from '../helpers/harness.js';
 import { waitForList } from '../helpers/tasks.js';
 

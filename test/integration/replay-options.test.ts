@@ -3,7 +3,7 @@
  * and executeAt its own time; a value over a cap is refused with 400 and nothing is replayed.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Task } from '../../src/api/schemas/tasks.js';
+import type { Task } from '../../src/contract/tasks.js';
 import { Harness } from '../helpers/harness.js';
 import { deadLetter, waitForStatus } from '../helpers/tasks.js';
 import { runsOf } from '../helpers/temporal-cli.js';

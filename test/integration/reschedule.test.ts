@@ -4,7 +4,7 @@
  * update is open to operators through the CLI.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Task } from '../../src/api/schemas/tasks.js';
+import type { Task } from '../../src/contract/tasks.js';
 import { Harness } from '../helpers/harness.js';
 import { uniqueId, waitForStatus, waitUntilRetrying } from '../helpers/tasks.js';
 import { temporal, temporalOk, updateEvents } from '../helpers/temporal-cli.js';

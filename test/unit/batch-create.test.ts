@@ -6,8 +6,8 @@
 import { describe, expect, it } from 'vitest';
 import { ANONYMOUS } from '../../src/auth/principal.js';
 import { createBatch } from '../../src/api/batch-create.js';
-import { ApiError, ErrorCode } from '../../src/api/errors.js';
-import type { CreateTaskBody, Task } from '../../src/api/schemas/tasks.js';
+import { ApiError, ErrorCode } from '../../src/errors.js';
+import type { CreateTaskBody, Task } from '../../src/contract/tasks.js';
 import type { CreateResult, PreparedCreate } from '../../src/api/task-service.js';
 import type { TaskSpec } from '../../src/shared/task.js';
 

@@ -3,7 +3,7 @@
  * task id renders as text.
  */
 import { describe, expect, it } from 'vitest';
-import type { Task } from '../../src/api/schemas/tasks.js';
+import type { Task } from '../../src/contract/tasks.js';
 import { parseReplayForm, utcTime } from '../../src/console/plugin.js';
 import { html } from '../../src/console/html.js';
 import { bulkFor, replayPage, taskPage, tasksPage, type Viewer } from '../../src/console/views.js';

@@ -8,7 +8,7 @@ import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiConnection } from '../../src/temporal/connection.js';
 import { buildApp } from '../../src/api/app.js';
-import { ErrorCode } from '../../src/api/errors.js';
+import { ErrorCode } from '../../src/errors.js';
 import { ApiMetrics } from '../../src/api/metrics.js';
 import { TaskService } from '../../src/api/task-service.js';
 import { loadConfig } from '../../src/config.js';

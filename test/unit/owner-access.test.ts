@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { accessFor, listOwner } from '../../src/api/auth.js';
-import { ApiError } from '../../src/api/errors.js';
+import { ApiError } from '../../src/errors.js';
 import type { Principal } from '../../src/auth/principal.js';
 import { offlineApp, type OfflineApp } from '../helpers/offline-app.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ApiError } from '../../src/api/errors.js';
+import { ApiError } from '../../src/errors.js';
 import {
   buildTaskSpec,
   checkCallbackUrl,

@@ -4,7 +4,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import Type from 'typebox';
 import { bearerToken } from '../../auth/keys.js';
 import { unauthenticated } from '../auth.js';
-import { ErrorBodySchema } from '../schemas/common.js';
+import { ErrorBodySchema } from '../../contract/common.js';
 import type { ApiMetrics } from '../metrics.js';
 
 export interface HealthRoutesOptions {

@@ -4,14 +4,14 @@
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Policies, TaskTypePolicy } from '../../policies.js';
-import { ApiError, ErrorCode } from '../errors.js';
-import { ErrorBodySchema } from '../schemas/common.js';
+import { ApiError, ErrorCode } from '../../errors.js';
+import { ErrorBodySchema } from '../../contract/common.js';
 import {
   PayloadJsonSchemaSchema,
   PayloadSchemaParamsSchema,
   TaskTypeCatalogSchema,
   type TaskTypeInfo,
-} from '../schemas/task-types.js';
+} from '../../contract/task-types.js';
 
 export interface TaskTypeRoutesOptions {
   policies: Policies;

@@ -10,8 +10,8 @@ import { checkTaskAccess, mayAccess } from '../../auth/principal.js';
 import { createAjv } from '../../validation.js';
 import { accessFor, auditItem, auditRecordOf, auditTask, listOwner, visibleTo } from '../auth.js';
 import { createBatch, type ItemOutcome } from '../batch-create.js';
-import type { ApiError } from '../errors.js';
-import { ErrorBodySchema } from '../schemas/common.js';
+import type { ApiError } from '../../errors.js';
+import { ErrorBodySchema } from '../../contract/common.js';
 import {
   TaskActionAnswerSchema,
   BatchJobSchema,
@@ -30,7 +30,7 @@ import {
   TaskParamsSchema,
   TaskQuerySchema,
   TaskSchema,
-} from '../schemas/tasks.js';
+} from '../../contract/tasks.js';
 import type { TaskService } from '../task-service.js';
 
 export interface TaskRoutesOptions {

@@ -8,9 +8,9 @@ import {
   TASK_TYPE_PATTERN,
   TIMEOUT_MS,
   TRACE_ID_MAX_LENGTH,
-} from '../../shared/limits.js';
-import { ATTEMPT_HISTORY_LIMIT } from '../../shared/constants.js';
-import { OWNER_PATTERN } from '../../shared/owner.js';
+} from '../shared/limits.js';
+import { ATTEMPT_HISTORY_LIMIT } from '../shared/constants.js';
+import { OWNER_PATTERN } from '../shared/owner.js';
 import { ClientTimeSchema, ErrorBodySchema, NullableTimestampSchema, TimestampSchema } from './common.js';
 
 const TaskTypeSchema = Type.String({
