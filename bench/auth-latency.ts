@@ -20,7 +20,7 @@ import { pino } from 'pino';
 import { Agent, request } from 'undici';
 import { buildApp } from '../src/api/app.js';
 import { ApiMetrics } from '../src/api/metrics.js';
-import { TaskService } from '../src/api/task-service.js';
+import { TaskService } from '../src/tasks/service.js';
 import { KeyStore } from '../src/auth/key-store.js';
 import { hashKey, mintKey } from '../src/auth/keys.js';
 import { loadConfig } from '../src/config.js';

@@ -14,7 +14,7 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Client, Connection } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
-import { taskStartOptions } from '../src/api/task-service.js';
+import { taskStartOptions } from '../src/tasks/start-options.js';
 import { DEV_SERVER_SQLITE_PRAGMAS } from '../src/temporal/dev-server.js';
 import { TASK_WORKFLOW_TYPE } from '../src/shared/constants.js';
 import type { TaskSpec } from '../src/shared/task.js';

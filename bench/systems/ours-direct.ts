@@ -5,11 +5,11 @@
  */
 import { randomUUID } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
-import { buildTaskSpec } from '../../src/api/task-input.js';
+import { buildTaskSpec } from '../../src/tasks/input.js';
 import { loadConfig } from '../../src/config.js';
 import { Policies } from '../../src/policies.js';
 import { CallbackGuard } from '../../src/security/callback-guard.js';
-import { taskStartOptions } from '../../src/api/task-service.js';
+import { taskStartOptions } from '../../src/tasks/start-options.js';
 import { TASK_WORKFLOW_TYPE } from '../../src/shared/constants.js';
 import { DEFAULT_OWNER } from '../../src/shared/owner.js';
 import type { delayedTask } from '../../src/workflows/delayed-task.js';

@@ -147,7 +147,7 @@ export function createActivities(deps: CallbackDeps = {}) {
     const label =
       outcome.type === CallbackFailureType.Held
         ? 'held'
-        : outcome.message.startsWith('callback timed out')
+        : outcome.timedOut
           ? 'timeout'
           : outcome.type === CallbackFailureType.Permanent
             ? 'permanent'
@@ -285,6 +285,7 @@ async function post(
       return {
         kind: 'failure',
         type: CallbackFailureType.Retryable,
+        timedOut: true,
         message: `callback timed out after ${input.timeoutMs} ms`,
       };
     }

@@ -10,6 +10,8 @@ export type AttemptOutcome =
       type: CallbackFailureType;
       statusCode?: number;
       retryAfterMs?: number;
+      /** The receiver did not answer within the task's timeout (counted apart in the metrics). */
+      timedOut?: true;
       message: string;
     };
 

@@ -19,7 +19,7 @@ import { codecRoutes } from './routes/codec.js';
 import { healthRoutes } from './routes/health.js';
 import { taskTypeRoutes } from './routes/task-types.js';
 import { taskRoutes } from './routes/tasks.js';
-import type { TaskService } from './task-service.js';
+import type { TaskService } from '../tasks/service.js';
 
 export interface AppOptions {
   config: Readonly<Config>;

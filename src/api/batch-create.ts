@@ -9,8 +9,8 @@ import { createAjv, toFieldProblems } from '../validation.js';
 import { ApiError, ErrorCode, schemaViolation } from '../errors.js';
 import { checkNumbers } from './json-body.js';
 import { CreateTaskBodySchema, type CreateTaskBody } from '../contract/tasks.js';
-import type { CreateResult, TaskService } from './task-service.js';
-import { toApiError } from './temporal-errors.js';
+import type { CreateResult, TaskService } from '../tasks/service.js';
+import { toApiError } from '../temporal/errors.js';
 
 /** Items of one request being prepared or started at once. */
 export const BATCH_CREATE_CONCURRENCY = 16;

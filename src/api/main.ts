@@ -15,7 +15,7 @@ import { createDataConverter } from '../temporal/data-converter.js';
 import { buildApp } from './app.js';
 import { bearerMatches } from './routes/health.js';
 import { ApiMetrics, taskCountsReader } from './metrics.js';
-import { TaskService } from './task-service.js';
+import { TaskService } from '../tasks/service.js';
 
 const config = loadConfig();
 const logger = createLogger(config.logLevel, 'api');
@@ -68,7 +68,7 @@ const keyring = loadPayloadKeyring(config.encryption);
 const dataConverter = createDataConverter(keyring);
 const tasks = new TaskService({ connection, config, policies, dataConverter });
 const metrics = new ApiMetrics({
-  readCounts: taskCountsReader(tasks, config.limits.maxScheduleAheadSeconds * 1000),
+  readCounts: taskCountsReader(tasks.visibility, config.limits.maxScheduleAheadSeconds * 1000),
 });
 const codec = dataConverter.payloadCodecs?.[0];
 const app = await buildApp({ config, tasks, metrics, logger, keys, ...(codec ? { codec } : {}) });

@@ -5,7 +5,7 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { BoundedLabel } from '../observability/labels.js';
 import type { TaskStatus } from '../shared/task.js';
-import type { TaskService } from './task-service.js';
+import type { TaskVisibility } from '../tasks/visibility.js';
 
 export interface TaskCounts {
   byStatus: Partial<Record<TaskStatus, number>>;
@@ -32,7 +32,7 @@ const UNKNOWN_COUNTS: TaskCounts = { byStatus: {}, overdue: Number.NaN, oldestOv
  * the age of the oldest overdue task (count queries only, see `oldestAgeSeconds`).
  */
 export function taskCountsReader(
-  tasks: Pick<TaskService, 'countByStatus' | 'countOverdue'>,
+  tasks: Pick<TaskVisibility, 'countByStatus' | 'countOverdue'>,
   maxAgeMs: number,
   now: () => number = Date.now,
 ): () => Promise<TaskCounts> {

@@ -19,7 +19,7 @@ import {
   type ListTasksQuery,
   type ReplayBody,
 } from '../contract/tasks.js';
-import type { TaskService } from '../api/task-service.js';
+import type { TaskService } from '../tasks/service.js';
 import type { KeyStore } from '../auth/key-store.js';
 import { isLoopbackHost } from '../auth/secure-default.js';
 import { ANONYMOUS, hasScope, permissionDenied, type Principal } from '../auth/principal.js';
@@ -304,10 +304,10 @@ export async function consoleRoutes(app: FastifyInstance, options: ConsoleOption
    */
   const countsByStatus = async (now: number): Promise<Record<string, number>> => {
     const [open, deadLetters, succeeded, cancelled] = await Promise.all([
-      tasks.countByStatus(['SCHEDULED', 'RUNNING']),
+      tasks.visibility.countByStatus(['SCHEDULED', 'RUNNING']),
       tasks.list(undefined, { status: 'FAILED', pageSize: DEAD_LETTER_CAP }),
-      tasks.countClosedSince('SUCCEEDED', now - FINISHED_WINDOW_MS),
-      tasks.countClosedSince('CANCELLED', now - FINISHED_WINDOW_MS),
+      tasks.visibility.countClosed('SUCCEEDED', now - FINISHED_WINDOW_MS),
+      tasks.visibility.countClosed('CANCELLED', now - FINISHED_WINDOW_MS),
     ]);
     return { ...open, FAILED: deadLetters.tasks.length, SUCCEEDED: succeeded, CANCELLED: cancelled };
   };
@@ -318,7 +318,7 @@ export async function consoleRoutes(app: FastifyInstance, options: ConsoleOption
     const now = Date.now();
     const [byStatus, overdue, sample] = await Promise.all([
       admin ? countsByStatus(now) : undefined,
-      admin ? tasks.countOverdue(now) : undefined,
+      admin ? tasks.visibility.countOverdue(now) : undefined,
       tasks.list(listOwner(principal, undefined), { pageSize: SAMPLE_SIZE }),
     ]);
     const byType = new Map<string, Record<string, number>>();

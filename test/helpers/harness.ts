@@ -14,7 +14,7 @@ import { inject } from 'vitest';
 import { buildApp } from '../../src/api/app.js';
 import { ApiMetrics, taskCountsReader } from '../../src/api/metrics.js';
 import type { Task } from '../../src/contract/tasks.js';
-import { TaskService } from '../../src/api/task-service.js';
+import { TaskService } from '../../src/tasks/service.js';
 import { KeyStore } from '../../src/auth/key-store.js';
 import { hashKey, mintKey, type KeyEntry, type KeysFile } from '../../src/auth/keys.js';
 import { loadConfig, type Config } from '../../src/config.js';
@@ -167,7 +167,7 @@ export class Harness {
       ...(this.resolve ? { resolve: this.resolve } : {}),
     });
     const metrics = new ApiMetrics({
-      readCounts: taskCountsReader(this.tasks, this.config.limits.maxScheduleAheadSeconds * 1000),
+      readCounts: taskCountsReader(this.tasks.visibility, this.config.limits.maxScheduleAheadSeconds * 1000),
       cacheMs: 0,
     });
     const codec = this.dataConverter.payloadCodecs?.[0];

@@ -11,7 +11,7 @@ import type { FastifyInstance } from 'fastify';
 import { pino, type Logger } from 'pino';
 import { buildApp } from '../../src/api/app.js';
 import { ApiMetrics } from '../../src/api/metrics.js';
-import { TaskService } from '../../src/api/task-service.js';
+import { TaskService } from '../../src/tasks/service.js';
 import { KeyStore } from '../../src/auth/key-store.js';
 import { loadConfig } from '../../src/config.js';
 import { Policies } from '../../src/policies.js';

@@ -2,8 +2,8 @@
  * Tasks as the API started them before workflow shape v2: on the shared workflow queue, with no
  * `localCallback` in the input (for the upgrade and shape tests).
  */
-import { buildTaskSpec } from '../../src/api/task-input.js';
-import { taskStartOptions } from '../../src/api/task-service.js';
+import { buildTaskSpec } from '../../src/tasks/input.js';
+import { taskStartOptions } from '../../src/tasks/start-options.js';
 import { Policies } from '../../src/policies.js';
 import { CallbackGuard } from '../../src/security/callback-guard.js';
 import { TASK_WORKFLOW_TYPE } from '../../src/shared/constants.js';

@@ -9,7 +9,7 @@
 import { WorkflowNotFoundError } from '@temporalio/client';
 import type { SearchAttributePair } from '@temporalio/common';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { taskStartOptions } from '../../src/api/task-service.js';
+import { taskStartOptions } from '../../src/tasks/start-options.js';
 import { composeKey, mintKey } from '../../src/auth/keys.js';
 import { SEARCH_ATTRIBUTES, TASK_WORKFLOW_TYPE } from '../../src/shared/constants.js';
 import type { TaskSpec, TaskState } from '../../src/shared/task.js';

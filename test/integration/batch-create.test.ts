@@ -7,7 +7,7 @@ import { WorkflowNotFoundError } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/api/app.js';
 import { ApiMetrics } from '../../src/api/metrics.js';
-import { TaskService } from '../../src/api/task-service.js';
+import { TaskService } from '../../src/tasks/service.js';
 import { loadConfig } from '../../src/config.js';
 import { Policies } from '../../src/policies.js';
 import { apiConnection } from '../../src/temporal/connection.js';

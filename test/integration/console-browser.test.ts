@@ -17,7 +17,7 @@ import { chromium, type Browser, type BrowserContext, type Page } from 'playwrig
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/api/app.js';
 import { ApiMetrics } from '../../src/api/metrics.js';
-import { taskStartOptions } from '../../src/api/task-service.js';
+import { taskStartOptions } from '../../src/tasks/start-options.js';
 import { KeyStore } from '../../src/auth/key-store.js';
 import { TASK_WORKFLOW_TYPE } from '../../src/shared/constants.js';
 import { CallbackFailureType, type TaskSpec } from '../../src/shared/task.js';

@@ -8,7 +8,7 @@
  * cancel, CLI signal), reschedule earlier and later, replay.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isNotStartedYet } from '../../src/api/temporal-errors.js';
+import { isNotStartedYet } from '../../src/temporal/errors.js';
 import { statusQuery } from '../../src/workflows/delayed-task.js';
 import { Harness } from '../helpers/harness.js';
 import { uniqueId, waitForBatch, waitForList, waitForStatus } from '../helpers/tasks.js';

@@ -4,7 +4,7 @@
 import { apiConnection } from '../../src/temporal/connection.js';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ApiMetrics, taskCountsReader } from '../../src/api/metrics.js';
-import { TaskService } from '../../src/api/task-service.js';
+import { TaskService } from '../../src/tasks/service.js';
 import { loadConfig } from '../../src/config.js';
 import { Policies } from '../../src/policies.js';
 
@@ -22,7 +22,7 @@ async function sample(metrics: ApiMetrics, name: string, labels = ''): Promise<s
 describe('task gauges', () => {
   it('say NaN, not 0, and count the failure when Temporal does not answer the count queries', async () => {
     const tasks = new TaskService({ connection, config, policies: new Policies() });
-    const metrics = new ApiMetrics({ readCounts: taskCountsReader(tasks, 60_000), cacheMs: 0 });
+    const metrics = new ApiMetrics({ readCounts: taskCountsReader(tasks.visibility, 60_000), cacheMs: 0 });
     // prom-client writes `Nan`, which Prometheus reads as NaN (case-insensitive).
     for (const [name, labels] of [
       ['delayed_tasks_current', '{status="SCHEDULED"}'],

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiConnection } from '../../src/temporal/connection.js';
 import { buildApp } from '../../src/api/app.js';
 import { ApiMetrics } from '../../src/api/metrics.js';
-import { TaskService } from '../../src/api/task-service.js';
+import { TaskService } from '../../src/tasks/service.js';
 import { mintKey } from '../../src/auth/keys.js';
 import { loadConfig } from '../../src/config.js';
 import { Policies } from '../../src/policies.js';

@@ -10,7 +10,7 @@ import { apiConnection } from '../../src/temporal/connection.js';
 import { buildApp } from '../../src/api/app.js';
 import { ErrorCode } from '../../src/errors.js';
 import { ApiMetrics } from '../../src/api/metrics.js';
-import { TaskService } from '../../src/api/task-service.js';
+import { TaskService } from '../../src/tasks/service.js';
 import { loadConfig } from '../../src/config.js';
 import { Policies } from '../../src/policies.js';
 import { createAjv } from '../../src/validation.js';

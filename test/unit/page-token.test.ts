@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../src/errors.js';
-import { decodePageToken, encodePageToken } from '../../src/api/page-token.js';
+import { decodePageToken, encodePageToken } from '../../src/tasks/page-token.js';
 
 const QUERY = "WorkflowType = 'delayedTask' AND TaskType = 'order.close'";
 const TEMPORAL = Buffer.from('{"StartTime":"2026-12-03T13:00:00Z","RunID":"0193"}');

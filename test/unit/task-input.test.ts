@@ -7,7 +7,7 @@ import {
   depthOf,
   parseRfc3339,
   resolveWhen,
-} from '../../src/api/task-input.js';
+} from '../../src/tasks/input.js';
 import { loadConfig } from '../../src/config.js';
 import { Policies } from '../../src/policies.js';
 

@@ -31,7 +31,7 @@ import {
   TaskQuerySchema,
   TaskSchema,
 } from '../../contract/tasks.js';
-import type { TaskService } from '../task-service.js';
+import type { TaskService } from '../../tasks/service.js';
 
 export interface TaskRoutesOptions {
   tasks: TaskService;

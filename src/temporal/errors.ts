@@ -1,10 +1,11 @@
 /**
- * The one place that turns Temporal client errors into API errors.
+ * The one place that turns Temporal client errors into the service's error catalog.
  */
 import { ServiceError, WorkflowUpdateFailedError, isGrpcServiceError } from '@temporalio/client';
 import { ApplicationFailure, WorkflowNotFoundError } from '@temporalio/common';
 import { FAILED_PRECONDITION_TYPE } from '../shared/task.js';
 import { ApiError, ErrorCode, taskNotFound } from '../errors.js';
+import { CONNECT_FAILURE, NOT_STARTED_YET } from './sdk-knowledge.js';
 
 const GRPC = {
   DEADLINE_EXCEEDED: 4,
@@ -36,7 +37,7 @@ export function isNotRunning(err: unknown): boolean {
 export function isNotStartedYet(err: unknown): boolean {
   if (grpcCode(err) !== GRPC.FAILED_PRECONDITION) return false;
   for (let current = err, depth = 0; current && depth < 5; depth++) {
-    if (current instanceof Error && /workflow task is not scheduled yet/i.test(current.message)) return true;
+    if (current instanceof Error && NOT_STARTED_YET.test(current.message)) return true;
     current = (current as { cause?: unknown }).cause;
   }
   return false;
@@ -78,5 +79,5 @@ export function toApiError(err: unknown, taskId?: string): ApiError {
 
 function isConnectFailure(err: unknown): boolean {
   if (err instanceof ServiceError) return grpcCode(err) === undefined;
-  return err instanceof Error && /failed to connect|deadline/i.test(err.message);
+  return err instanceof Error && CONNECT_FAILURE.test(err.message);
 }

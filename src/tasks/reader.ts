@@ -1,0 +1,201 @@
+/**
+ * Reading one task back. The workflow's status query answers, except in two cases where the server
+ * would hold the query: a callback attempt holds the workflow task (shape v2 runs it as a local
+ * activity), or a start delay keeps the workflow from running. Then the task is read from the
+ * server's record instead: its history (start input, events) and memo. The only code that reads
+ * histories; what it knows of the SDK's markers is in src/temporal/sdk-knowledge.ts.
+ */
+import type { WorkflowExecutionDescription, WorkflowHandle } from '@temporalio/client';
+import proto, { type temporal } from '@temporalio/proto';
+import { taskNotFound } from '../errors.js';
+import { SEARCH_ATTRIBUTES, TASK_WORKFLOW_TYPE } from '../shared/constants.js';
+import { workflowIdOf } from '../shared/owner.js';
+import { initialTaskState, ownerOf, type TaskError, type TaskSpec, type TaskState } from '../shared/task.js';
+import type { TemporalCalls } from '../temporal/calls.js';
+import { isNotStartedYet, toApiError } from '../temporal/errors.js';
+import { LOCAL_ACTIVITY_MARKER } from '../temporal/sdk-knowledge.js';
+import { cancelSignal, statusQuery } from '../workflows/delayed-task.js';
+import { eventTimeMs, timestampIso } from './views.js';
+
+const { EventType } = proto.temporal.api.enums.v1;
+type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
+
+/**
+ * A task as it was found. `waiting`: its workflow has not run yet (start delay), with its input;
+ * `busy`: read from the server's record while a callback attempt holds its workflow task.
+ */
+export interface Lookup {
+  state: TaskState;
+  waiting?: TaskSpec;
+  busy?: boolean;
+}
+
+/**
+ * How long a read waits for the workflow's own answer (its status query) before it looks whether the
+ * workflow is busy with a callback attempt. Since workflow shape v2 an attempt runs as a local
+ * activity inside a workflow task, and queries, signals and updates wait until that task ends (the
+ * attempt's end, or the SDK's heartbeat of the task at 80% of its 10 s timeout).
+ */
+const BUSY_PATIENCE_MS = 250;
+
+export class TaskReader {
+  constructor(
+    private readonly temporal: TemporalCalls,
+    private readonly now: () => number,
+  ) {}
+
+  /** The task `taskId` of `owner`; another owner's task answers 404 as an absent one does. */
+  async state(owner: string, taskId: string): Promise<TaskState> {
+    return (await this.lookup(owner, taskId)).state;
+  }
+
+  async lookup(owner: string, taskId: string): Promise<Lookup> {
+    const workflowId = workflowIdOf(owner, taskId);
+    const handle = this.temporal.client.workflow.getHandle(workflowId);
+    const query = this.temporal.bounded(() => handle.query(statusQuery)).then((state): Lookup => ({ state }));
+    let found: Lookup;
+    try {
+      found = await this.unlessBusy(
+        query,
+        handle,
+        taskId,
+        (state): Lookup => ({ state, busy: true }),
+        () => this.waitingTask(workflowId, taskId),
+      );
+    } catch (err) {
+      if (!isNotStartedYet(err)) throw toApiError(err, taskId);
+      // Refused before its first workflow task; one may have been scheduled since: ask it again then.
+      found = (await this.waitingTask(workflowId, taskId)) ?? (await this.lookup(owner, taskId));
+    }
+    // The workflow id already says the owner; a workflow started by hand under such an id does not count.
+    if (ownerOf(found.state) !== owner) throw taskNotFound(taskId);
+    return found;
+  }
+
+  /**
+   * `call`'s answer, unless it has not come after `BUSY_PATIENCE_MS` and the workflow turns out to be
+   * busy with a callback attempt: then `whenBusy` of the task as the server's record shows it. Or,
+   * with `whenWaiting`, the workflow still waits out its start delay (TASK_START_DELAY): the server
+   * holds a query until the first workflow task when the delay ends within the query's deadline, so
+   * a GET or a cancel would otherwise wait for the due time (and a cancel would come after the fire).
+   */
+  async unlessBusy<T>(
+    call: Promise<T>,
+    handle: WorkflowHandle,
+    taskId: string,
+    whenBusy: (state: TaskState) => T,
+    whenWaiting?: () => Promise<T | undefined>,
+  ): Promise<T> {
+    let timer: NodeJS.Timeout | undefined;
+    const patience = new Promise<'busy?'>((resolve) => {
+      timer = setTimeout(() => resolve('busy?'), BUSY_PATIENCE_MS);
+      timer.unref();
+    });
+    try {
+      const first = await Promise.race([call, patience]);
+      if (first !== 'busy?') return first;
+    } finally {
+      clearTimeout(timer);
+    }
+    const description = await this.temporal.call(() => handle.describe(), taskId).catch(() => undefined);
+    if (!description) return call;
+    if (whenWaiting && startDelayPending(description, this.now())) {
+      const waiting = await whenWaiting();
+      if (waiting !== undefined) {
+        call.catch(() => undefined); // held by the server until the due time: no longer needed
+        return waiting;
+      }
+    }
+    const busy = await this.busyState(description, taskId).catch(() => undefined);
+    if (!busy) return call;
+    call.catch(() => undefined); // answered by now or abandoned: its outcome no longer matters
+    return whenBusy(busy);
+  }
+
+  /**
+   * A task whose workflow has not run yet: SCHEDULED as its start input says, or CANCELLED once a
+   * `cancel` signal or a cancel request is in its history (the workflow will honour it before anything
+   * else when it runs, and never call back). Undefined once a workflow task has been scheduled.
+   */
+  private async waitingTask(workflowId: string, taskId: string): Promise<Lookup | undefined> {
+    const events = await this.temporal.history({ workflowId }, 100, taskId);
+    // The workflow has run after all (a signal-with-start, an update): its own answer counts.
+    if (events.some((e) => e.eventType === EventType.EVENT_TYPE_WORKFLOW_TASK_SCHEDULED)) return undefined;
+    const spec = await this.temporal.startInput<TaskSpec>(events, workflowId, taskId);
+    const state = initialTaskState(spec);
+    const cancel = events.find(
+      (event) =>
+        event.eventType === EventType.EVENT_TYPE_WORKFLOW_EXECUTION_CANCEL_REQUESTED ||
+        (event.eventType === EventType.EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED &&
+          event.workflowExecutionSignaledEventAttributes?.signalName === cancelSignal.name),
+    );
+    if (cancel) {
+      state.status = 'CANCELLED';
+      state.completedAt = timestampIso(cancel.eventTime) ?? new Date(this.now()).toISOString();
+    }
+    return { state, waiting: spec };
+  }
+
+  /**
+   * The task while a workflow task of its open run is in flight past its due time: a callback attempt
+   * running as a local activity (workflow shape v2). Read from the server's record: the input from the
+   * start event, the due time, status RUNNING, the attempt in flight (one more than those recorded)
+   * and the last error of the last retry (memo). Undefined in any other case (not due, closed, or no
+   * workflow task in flight): the caller waits for the workflow's own answer then.
+   */
+  private async busyState(
+    description: WorkflowExecutionDescription,
+    taskId: string,
+  ): Promise<TaskState | undefined> {
+    if (description.status.name !== 'RUNNING' || description.type !== TASK_WORKFLOW_TYPE) return undefined;
+    const due = description.typedSearchAttributes.get(SEARCH_ATTRIBUTES.executeAt);
+    const recorded = description.typedSearchAttributes.get(SEARCH_ATTRIBUTES.taskStatus);
+    if (!due || due.getTime() > this.now() || (recorded !== 'SCHEDULED' && recorded !== 'RUNNING')) {
+      return undefined;
+    }
+    const { workflowId, runId } = description;
+    const events = await this.temporal.history({ workflowId, runId }, 1000, taskId);
+    const inFlight = events.at(-1);
+    // An attempt only runs in a workflow task that started at or after the due time: a slow workflow
+    // task that started before it (a loaded worker) is still going to sleep, not calling back.
+    if (
+      inFlight?.eventType !== EventType.EVENT_TYPE_WORKFLOW_TASK_STARTED ||
+      eventTimeMs(inFlight) < due.getTime()
+    ) {
+      return undefined;
+    }
+    const spec = await this.temporal.startInput<TaskSpec>(events, workflowId, taskId);
+    const firedAt = events.find(
+      (event) =>
+        event.eventType === EventType.EVENT_TYPE_WORKFLOW_TASK_STARTED && eventTimeMs(event) >= due.getTime(),
+    );
+    const memoError = description.memo?.lastError as TaskError | null | undefined;
+    return {
+      ...initialTaskState(spec),
+      executeAt: due.toISOString(),
+      status: 'RUNNING',
+      attempts: recordedAttempts(events) + 1,
+      lastError: memoError ?? null,
+      firedAt: firedAt ? new Date(eventTimeMs(firedAt)).toISOString() : null,
+    };
+  }
+}
+
+/** Callback attempts a history records: activity tasks (shape v1) and local activity markers (v2). */
+function recordedAttempts(events: HistoryEvent[]): number {
+  return events.filter(
+    (event) =>
+      event.eventType === EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED ||
+      (event.eventType === EventType.EVENT_TYPE_MARKER_RECORDED &&
+        event.markerRecordedEventAttributes?.markerName === LOCAL_ACTIVITY_MARKER),
+  ).length;
+}
+
+/** An open run whose start delay (TASK_START_DELAY) is not over: no workflow task has been scheduled. */
+function startDelayPending(description: WorkflowExecutionDescription, nowMs: number): boolean {
+  return (
+    description.status.name === 'RUNNING' &&
+    description.executionTime !== undefined &&
+    description.executionTime.getTime() > nowMs
+  );
+}

@@ -1,0 +1,73 @@
+/**
+ * How a task's workflow is started: its id, queue, input, search attributes, memo and the summary
+ * the Web UI shows. Shared with the benchmark's direct-client system and the tests that start
+ * workflows by hand.
+ */
+import type { WorkflowStartOptions } from '@temporalio/client';
+import { SEARCH_ATTRIBUTES } from '../shared/constants.js';
+import { workflowIdOf } from '../shared/owner.js';
+import type { TaskSpec } from '../shared/task.js';
+import type { delayedTask } from '../workflows/delayed-task.js';
+import { digest } from './input.js';
+
+export function taskStartOptions(
+  spec: TaskSpec,
+  fingerprint: string,
+  taskQueue: string,
+  reuse: 'REJECT_DUPLICATE' | 'ALLOW_DUPLICATE',
+  /** With TASK_START_DELAY, now (ms): the workflow is started with a start delay up to its due time. */
+  delayFrom?: number,
+): WorkflowStartOptions<typeof delayedTask> {
+  const startDelay = delayFrom === undefined ? 0 : Date.parse(spec.executeAt) - delayFrom;
+  return {
+    ...(startDelay > 0 ? { startDelay } : {}),
+    workflowId: workflowIdOf(spec.owner, spec.taskId),
+    taskQueue,
+    args: [spec],
+    workflowIdReusePolicy: reuse,
+    // Workflow tasks of a saturated type wait on the server in priority order (shape v2: the
+    // callback runs inside them); the callback activity of older tasks carries it as before.
+    priority: { priorityKey: spec.priority },
+    typedSearchAttributes: [
+      { key: SEARCH_ATTRIBUTES.owner, value: spec.owner },
+      { key: SEARCH_ATTRIBUTES.taskType, value: spec.taskType },
+      { key: SEARCH_ATTRIBUTES.taskStatus, value: 'SCHEDULED' },
+      { key: SEARCH_ATTRIBUTES.executeAt, value: new Date(spec.executeAt) },
+    ],
+    memo: {
+      specHash: fingerprint,
+      createdAt: spec.createdAt,
+      callbackUrl: spec.callbackUrl,
+      priority: spec.priority,
+      executeAt: spec.executeAt,
+    },
+    staticSummary: `${spec.taskType} → POST ${spec.callbackUrl}, due ${spec.executeAt}`,
+    staticDetails: [
+      `**Owner:** ${spec.owner}, **task id:** ${spec.taskId}`,
+      `**Task type:** ${spec.taskType}`,
+      `**Callback:** POST ${spec.callbackUrl}`,
+      `**Due:** ${spec.executeAt}`,
+      `**Retries:** ${spec.maxRetries}, **timeout:** ${spec.timeoutMs} ms, **priority:** ${spec.priority}`,
+    ].join('\n'),
+  };
+}
+
+/**
+ * The workflow task queue of a task: its type's queue for inputs written since workflow shape v2
+ * (the same name as its callback queue), the shared queue for older ones.
+ */
+export function workflowQueueOf(spec: TaskSpec, sharedQueue: string): string {
+  return spec.localCallback === undefined ? sharedQueue : spec.callbackTaskQueue;
+}
+
+/** What makes two creates of one id the same task: the spec without its id, time and routing. */
+export function fingerprintOf(spec: TaskSpec): string {
+  const {
+    taskId: _id,
+    createdAt: _created,
+    callbackTaskQueue: _queue,
+    localCallback: _local,
+    ...rest
+  } = spec;
+  return digest(rest);
+}
