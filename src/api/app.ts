@@ -8,12 +8,11 @@ import type { PayloadCodec } from '@temporalio/common';
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import type { KeyStore } from '../auth/key-store.js';
 import type { Config } from '../config.js';
-import { consoleRoutes } from '../console/plugin.js';
 import { BATCH_TASKS } from '../shared/limits.js';
 import { createAjv, toFieldProblems } from '../validation.js';
 import { registerAuth, SECURITY_SCHEME } from './auth.js';
 import { ApiError, ERROR_DESCRIPTIONS, ErrorCode, PayloadSchemaError, schemaViolation } from '../errors.js';
-import { BODY_LEVELS_ABOVE_PAYLOAD, parseJsonText } from './json-body.js';
+import { BODY_LEVELS_ABOVE_PAYLOAD, parseJsonText } from '../http/json-body.js';
 import type { ApiMetrics } from './metrics.js';
 import { codecRoutes } from './routes/codec.js';
 import { healthRoutes } from './routes/health.js';
@@ -234,7 +233,6 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       corsOrigins: config.codec.corsOrigins,
     });
   }
-  if (config.console.enabled) await app.register(consoleRoutes, { config, tasks, keys: options.keys });
   return app;
 }
 

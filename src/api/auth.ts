@@ -11,14 +11,7 @@ import rateLimit from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AuthFailure, KeyStore } from '../auth/key-store.js';
 import { clientKey } from '../auth/client-address.js';
-import {
-  ANONYMOUS,
-  hasScope,
-  permissionDenied,
-  type Principal,
-  type Scope,
-  type TaskAccess,
-} from '../auth/principal.js';
+import { ANONYMOUS, hasScope, permissionDenied, type Principal, type Scope } from '../auth/principal.js';
 import { ApiError, ErrorCode } from '../errors.js';
 
 declare module 'fastify' {
@@ -269,24 +262,6 @@ export function auditItem(
   audit: AuditRecord,
 ): void {
   request.log.info({ audit: { ...auditLine(request, status, audit, item), index } }, 'audit');
-}
-
-/**
- * The owner a call addresses: the key's own, or for an admin key the one asked for. A non-admin key
- * naming another owner is refused.
- */
-export function accessFor(principal: Principal, owner: string | undefined): TaskAccess {
-  if (owner === undefined || owner === principal.owner) return principal;
-  if (!principal.scopes.includes('admin')) {
-    throw permissionDenied('owner', 'may name another owner only with an admin key');
-  }
-  return { ...principal, owner };
-}
-
-/** Owner filter of a list: an admin key without `owner` sees every owner. */
-export function listOwner(principal: Principal, owner: string | undefined): string | undefined {
-  if (owner === undefined) return principal.scopes.includes('admin') ? undefined : principal.owner;
-  return accessFor(principal, owner).owner;
 }
 
 /** Records the task a call acted on for its audit line. */

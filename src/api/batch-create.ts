@@ -7,7 +7,7 @@
 import type { TaskAccess } from '../auth/principal.js';
 import { createAjv, toFieldProblems } from '../validation.js';
 import { ApiError, ErrorCode, schemaViolation } from '../errors.js';
-import { checkNumbers } from './json-body.js';
+import { checkNumbers } from '../http/json-body.js';
 import { CreateTaskBodySchema, type CreateTaskBody } from '../contract/tasks.js';
 import type { CreateResult, TaskService } from '../tasks/service.js';
 import { toApiError } from '../temporal/errors.js';

@@ -12,6 +12,7 @@ import { ownersWithoutSigningSecret, WebhookSecrets } from '../security/webhook-
 import { loadPayloadKeyring } from '../security/payload-codec.js';
 import { apiConnection } from '../temporal/connection.js';
 import { createDataConverter } from '../temporal/data-converter.js';
+import { consoleRoutes } from '../console/plugin.js';
 import { buildApp } from './app.js';
 import { bearerMatches } from './routes/health.js';
 import { ApiMetrics, taskCountsReader } from './metrics.js';
@@ -72,6 +73,8 @@ const metrics = new ApiMetrics({
 });
 const codec = dataConverter.payloadCodecs?.[0];
 const app = await buildApp({ config, tasks, metrics, logger, keys, ...(codec ? { codec } : {}) });
+// The console is the API's peer on the same app: same keys and failed-authentication gate.
+if (config.console.enabled) await app.register(consoleRoutes, { config, tasks, keys });
 
 // METRICS_PORT: /metrics on an interface of its own (e.g. a cluster-internal one), not on the API's.
 const metricsServer =

@@ -91,3 +91,21 @@ export function checkTaskAccess(
     }
   }
 }
+
+/**
+ * The owner a call addresses: the key's own, or for an admin key the one asked for. A non-admin key
+ * naming another owner is refused.
+ */
+export function accessFor(principal: Principal, owner: string | undefined): TaskAccess {
+  if (owner === undefined || owner === principal.owner) return principal;
+  if (!principal.scopes.includes('admin')) {
+    throw permissionDenied('owner', 'may name another owner only with an admin key');
+  }
+  return { ...principal, owner };
+}
+
+/** Owner filter of a list: an admin key without `owner` sees every owner. */
+export function listOwner(principal: Principal, owner: string | undefined): string | undefined {
+  if (owner === undefined) return principal.scopes.includes('admin') ? undefined : principal.owner;
+  return accessFor(principal, owner).owner;
+}

@@ -3,16 +3,16 @@
  * the JSON API, with the same keys and scopes. A browser logs in by pasting an API key; the key stays
  * on the server and the browser holds a signed session cookie naming the key's id (src/console/session.ts;
  * HttpOnly, SameSite=Strict, Secure under TLS), which any API process with the same secret accepts. Every POST carries a CSRF token; every state-changing action writes an audit line.
- * Registered by src/api/app.ts only when CONSOLE_ENABLED=true.
+ * A peer of the JSON API on the same Fastify app: src/api/main.ts registers it when
+ * CONSOLE_ENABLED=true, after the API (it uses the API's authentication hooks).
  */
 import cookie from '@fastify/cookie';
 import csrfProtection from '@fastify/csrf-protection';
 import formbody from '@fastify/formbody';
 import helmet from '@fastify/helmet';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { accessFor, listOwner } from '../api/auth.js';
 import { ApiError, ErrorCode } from '../errors.js';
-import { parseJsonText } from '../api/json-body.js';
+import { parseJsonText } from '../http/json-body.js';
 import {
   ListTasksQuerySchema,
   ReplayBodySchema,
@@ -22,7 +22,14 @@ import {
 import type { TaskService } from '../tasks/service.js';
 import type { KeyStore } from '../auth/key-store.js';
 import { isLoopbackHost } from '../auth/secure-default.js';
-import { ANONYMOUS, hasScope, permissionDenied, type Principal } from '../auth/principal.js';
+import {
+  accessFor,
+  ANONYMOUS,
+  hasScope,
+  listOwner,
+  permissionDenied,
+  type Principal,
+} from '../auth/principal.js';
 import type { Config } from '../config.js';
 import { workflowIdOf } from '../shared/owner.js';
 import { createAjv, toFieldProblems, type FieldProblem } from '../validation.js';

@@ -11,7 +11,7 @@ import { NativeConnection, Runtime, type Worker } from '@temporalio/worker';
 import type { FastifyInstance, InjectOptions } from 'fastify';
 import { pino } from 'pino';
 import { inject } from 'vitest';
-import { buildApp } from '../../src/api/app.js';
+import { buildServer } from './server.js';
 import { ApiMetrics, taskCountsReader } from '../../src/api/metrics.js';
 import type { Task } from '../../src/contract/tasks.js';
 import { TaskService } from '../../src/tasks/service.js';
@@ -171,7 +171,7 @@ export class Harness {
       cacheMs: 0,
     });
     const codec = this.dataConverter.payloadCodecs?.[0];
-    this.app = await buildApp({
+    this.app = await buildServer({
       config: this.config,
       tasks: this.tasks,
       metrics,

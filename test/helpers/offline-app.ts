@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import type { Connection } from '@temporalio/client';
 import type { FastifyInstance } from 'fastify';
 import { pino, type Logger } from 'pino';
-import { buildApp } from '../../src/api/app.js';
+import { buildServer } from './server.js';
 import { ApiMetrics } from '../../src/api/metrics.js';
 import { TaskService } from '../../src/tasks/service.js';
 import { KeyStore } from '../../src/auth/key-store.js';
@@ -58,7 +58,7 @@ export async function offlineApp(options: OfflineAppOptions = {}): Promise<Offli
   const connection: Connection = apiConnection(config.temporal);
   const tasks = new TaskService({ connection, config, policies: new Policies() });
   const metrics = new ApiMetrics({ readCounts: async () => ({ byStatus: {}, oldestOverdueSeconds: 0 }) });
-  const app = await buildApp({
+  const app = await buildServer({
     config,
     tasks,
     metrics,

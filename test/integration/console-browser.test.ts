@@ -15,7 +15,7 @@ import type { FastifyInstance } from 'fastify';
 import { pino } from 'pino';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from '../../src/api/app.js';
+import { buildServer } from '../helpers/server.js';
 import { ApiMetrics } from '../../src/api/metrics.js';
 import { taskStartOptions } from '../../src/tasks/start-options.js';
 import { KeyStore } from '../../src/auth/key-store.js';
@@ -75,7 +75,7 @@ beforeAll(async () => {
   keys = minted.minted;
   const keysFile = join(mkdtempSync(join(tmpdir(), 'console-browser-keys-')), 'api-keys.json');
   writeKeysFile(keysFile, minted.file);
-  keyed = await buildApp({
+  keyed = await buildServer({
     config: h.config,
     tasks: h.tasks,
     metrics: new ApiMetrics({ readCounts: async () => ({ byStatus: {}, oldestOverdueSeconds: 0 }) }),

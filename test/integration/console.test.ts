@@ -5,7 +5,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from '../../src/api/app.js';
+import { buildServer } from '../helpers/server.js';
 import { ApiMetrics } from '../../src/api/metrics.js';
 import { SESSION_COOKIE } from '../../src/console/plugin.js';
 import { SessionSigner } from '../../src/console/session.js';
@@ -159,7 +159,7 @@ describe('console', () => {
   it('a session made by one API process works on another with the same secret, not with another', async () => {
     /** Another API process of the same deployment: same Temporal, same keys, its own session secrets. */
     const anotherProcess = (secrets: string[]): Promise<FastifyInstance> =>
-      buildApp({
+      buildServer({
         config: { ...h.config, console: { ...h.config.console, sessionSecrets: secrets } },
         tasks: h.tasks,
         metrics: new ApiMetrics({ readCounts: async () => ({ byStatus: {}, oldestOverdueSeconds: 0 }) }),

@@ -5,7 +5,7 @@
  */
 import { createServer, type Server, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from '../../src/api/app.js';
+import { buildServer } from '../helpers/server.js';
 import { ApiMetrics } from '../../src/api/metrics.js';
 import { TaskService } from '../../src/tasks/service.js';
 import { loadConfig } from '../../src/config.js';
@@ -102,7 +102,7 @@ describe('Temporal down or silent', () => {
       });
       const connection = apiConnection(config.temporal);
       const tasks = new TaskService({ connection, config, policies: new Policies() });
-      const app = await buildApp({
+      const app = await buildServer({
         config,
         tasks,
         metrics: new ApiMetrics({ readCounts: async () => ({ byStatus: {}, oldestOverdueSeconds: 0 }) }),

@@ -35,7 +35,8 @@ const INSIDES = [
   '.js',
   'node_modules',
   '/work',
-  'task-service',
+  'src/tasks',
+  'src/temporal',
 ];
 
 describe('INTERNAL without internals', () => {
@@ -63,6 +64,6 @@ describe('INTERNAL without internals', () => {
     expect(errors).toHaveLength(1);
     const err = errors[0]!.err as { message: string; stack: string };
     expect(`${err.message}\n${err.stack}`).toContain(NAMESPACE);
-    expect(err.stack).toMatch(/task-service\.ts/);
+    expect(err.stack).toMatch(/src\/tasks\/(visibility|bulk)\.ts/);
   });
 });

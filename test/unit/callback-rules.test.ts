@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { toTraceparent } from '../../src/activities/callback.js';
 import { classifyResponse, parseRetryAfter } from '../../src/activities/classify.js';
-import { checkNumbers } from '../../src/api/json-body.js';
+import { checkNumbers } from '../../src/http/json-body.js';
 import { oldestAgeSeconds } from '../../src/api/metrics.js';
 import { retryDelayMs, withinTotalTime, type RetryPolicy } from '../../src/shared/backoff.js';
 

@@ -5,7 +5,7 @@
  * two functions every task route goes through (`accessFor`, `listOwner`).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { accessFor, listOwner } from '../../src/api/auth.js';
+import { accessFor, listOwner } from '../../src/auth/principal.js';
 import { ApiError } from '../../src/errors.js';
 import type { Principal } from '../../src/auth/principal.js';
 import { offlineApp, type OfflineApp } from '../helpers/offline-app.js';
