@@ -131,8 +131,9 @@ const create = [
   {
     name: 'create without api key sends no authorization header',
     operation: 'create',
-    input: { ...baseInput, taskId: 't-1', delaySeconds: { $duration: 0 } },
-    requests: [createRequest({ ...baseInput, taskId: 't-1', delaySeconds: 0 }, { authorization: null })],
+    // A delay of 1 s, not 0: Go's zero Delay means "not set".
+    input: { ...baseInput, taskId: 't-1', delaySeconds: { $duration: 1 } },
+    requests: [createRequest({ ...baseInput, taskId: 't-1', delaySeconds: 1 }, { authorization: null })],
     responses: [ok(task(), 201)],
     expect: { result: { created: true, task: { taskId: 't-1' } } },
   },
@@ -428,7 +429,7 @@ const operations = [
     },
   },
   {
-    name: 'get percent-encodes the task id as one path segment',
+    name: 'status percent-encodes the task id as one path segment',
     operation: 'status',
     input: { taskId: 'tâche 1/2?#%' },
     requests: [noBody('GET', '/api/v1/tasks/t%C3%A2che%201%2F2%3F%23%25')],
