@@ -239,12 +239,12 @@ func TestUnknownCodePassesThroughAndNonJSONIsUnknown(t *testing.T) {
 		answer(502, `<html>bad gateway</html>`),
 	)
 	c := newClient(t, s.URL)
-	_, err := c.Get(context.Background(), "a")
+	_, err := c.Status(context.Background(), "a")
 	var apiErr *dt.APIError
 	if !errors.As(err, &apiErr) || apiErr.Code != "BRAND_NEW_CODE" || apiErr.Status != 418 {
 		t.Fatalf("got %v", err)
 	}
-	_, err = c.Get(context.Background(), "a")
+	_, err = c.Status(context.Background(), "a")
 	if !errors.As(err, &apiErr) || apiErr.Code != dt.CodeUnknown || apiErr.Status != 502 {
 		t.Fatalf("got %v", err)
 	}
@@ -282,7 +282,7 @@ func TestAttemptTimeoutIsRetried(t *testing.T) {
 		answer(200, taskJSON),
 	)
 	c := newClient(t, s.URL, dt.WithTimeout(50*time.Millisecond))
-	if _, err := c.Get(context.Background(), "t-1"); err != nil {
+	if _, err := c.Status(context.Background(), "t-1"); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -292,7 +292,7 @@ func TestCallerCancellationStopsRetries(t *testing.T) {
 	defer cancel()
 	s := newStub(t, answer(503, `{"error":{"code":"UNAVAILABLE","message":"x"}}`))
 	c := newClient(t, s.URL, dt.WithRetryPolicy(dt.RetryPolicy{MaxRetries: 3, InitialBackoff: time.Hour, MaxBackoff: time.Hour}))
-	_, err := c.Get(ctx, "t-1")
+	_, err := c.Status(ctx, "t-1")
 	var apiErr *dt.APIError
 	if !errors.As(err, &apiErr) || apiErr.Status != 503 {
 		t.Fatalf("got %v", err)
@@ -360,7 +360,7 @@ func TestReplaySendsOnlyWhatIsSet(t *testing.T) {
 	if !isInvalid(err, "delaySeconds") {
 		t.Errorf("both delaySeconds and executeAt: %v", err)
 	}
-	if _, err := c.Get(context.Background(), ""); !isInvalid(err, "taskId") {
+	if _, err := c.Status(context.Background(), ""); !isInvalid(err, "taskId") {
 		t.Errorf("empty task id: %v", err)
 	}
 }

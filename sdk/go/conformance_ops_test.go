@@ -46,8 +46,8 @@ func invoke(ctx context.Context, c *dt.Client, op string, in map[string]any) (an
 			}
 		}
 		return out, nil
-	case "get":
-		return c.Get(ctx, taskID)
+	case "status":
+		return c.Status(ctx, taskID)
 	case "cancel":
 		return c.Cancel(ctx, taskID)
 	case "reschedule":

@@ -1,7 +1,7 @@
 // Package delayedtasks is the Go client of the delayed-task service.
 //
-// The sending side is a [Client]: create a task that fires after a delay or at a time, get, cancel,
-// list (an iterator over every page), reschedule and replay it. Every call takes a
+// The sending side is a [Client]: create a task that fires after a delay or at a time, read its
+// status, cancel, list (an iterator over every page), reschedule and replay it. Every call takes a
 // [context.Context] first and fails with an [*APIError] that [errors.As] finds.
 //
 // The receiving side turns a callback request into a typed [Callback]: [ParseCallback] reads the

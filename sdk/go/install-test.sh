@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # `go get`s the module through the file GOPROXY pack.sh filled, in a fresh module outside the
 # repository, and runs the README's first example (a whole program) against the live stack
-# (DTS_URL, DTS_API_KEY): create, get, cancel. Usage: sdk/go/install-test.sh OUT. Last line: go-install: ...
+# (DTS_URL, DTS_API_KEY): create, status, cancel. Usage: sdk/go/install-test.sh OUT. Last line: go-install: ...
 set -uo pipefail
 out="${1:?usage: install-test.sh OUT}"
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"

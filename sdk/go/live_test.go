@@ -48,7 +48,7 @@ func waitFor(ctx context.Context, t *testing.T, c *dt.Client, taskID string, wan
 	start := time.Now()
 	deadline := start.Add(90 * time.Second)
 	for {
-		task, err := c.Get(ctx, taskID)
+		task, err := c.Status(ctx, taskID)
 		if err != nil {
 			t.Fatalf("get %s: %v", taskID, err)
 		}
@@ -81,7 +81,7 @@ func TestLiveCreateGetCancel(t *testing.T) {
 	if d := time.Until(task.ExecuteAt); d < 59*time.Minute || d > 61*time.Minute {
 		t.Errorf("executeAt %v is not an hour from now", task.ExecuteAt)
 	}
-	got, err := c.Get(ctx, task.TaskID)
+	got, err := c.Status(ctx, task.TaskID)
 	if err != nil || got.TaskID != task.TaskID || got.Payload["orderId"] != "10023" {
 		t.Fatalf("get: %+v %v", got, err)
 	}
@@ -92,7 +92,7 @@ func TestLiveCreateGetCancel(t *testing.T) {
 	if cancelled.Status != dt.StatusCancelled {
 		waitFor(ctx, t, c, task.TaskID, dt.StatusCancelled)
 	}
-	_, err = c.Get(ctx, liveID("absent"))
+	_, err = c.Status(ctx, liveID("absent"))
 	var apiErr *dt.APIError
 	if !errors.As(err, &apiErr) || apiErr.Code != dt.CodeTaskNotFound || apiErr.Status != 404 {
 		t.Errorf("get of an absent task: %v", err)
@@ -149,7 +149,7 @@ func TestLiveReschedule(t *testing.T) {
 		deadline := time.Now().Add(30 * time.Second)
 		for !moved.ExecuteAt.Equal(at) && time.Now().Before(deadline) {
 			time.Sleep(200 * time.Millisecond)
-			if moved, err = c.Get(ctx, task.TaskID); err != nil {
+			if moved, err = c.Status(ctx, task.TaskID); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -289,11 +289,11 @@ func TestLiveCreateTasks(t *testing.T) {
 		t.Fatalf("results %v, want %v", codes, want)
 	}
 	generated := results[1].TaskID
-	if task, err := c.Get(ctx, generated); err != nil || !uuidV4.MatchString(generated) || task.Status != dt.StatusScheduled {
+	if task, err := c.Status(ctx, generated); err != nil || !uuidV4.MatchString(generated) || task.Status != dt.StatusScheduled {
 		t.Fatalf("generated %q: %+v %v", generated, task, err)
 	}
 	var apiErr *dt.APIError
-	if _, err := c.Get(ctx, invalid.TaskID); !errors.As(err, &apiErr) || apiErr.Code != dt.CodeTaskNotFound {
+	if _, err := c.Status(ctx, invalid.TaskID); !errors.As(err, &apiErr) || apiErr.Code != dt.CodeTaskNotFound {
 		t.Errorf("the refused item created something: %v", err)
 	}
 	again, err := c.CreateTasks(ctx, []*dt.CreateTaskRequest{item(liveID("batch-a"), map[string]any{"n": 1})})

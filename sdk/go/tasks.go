@@ -164,8 +164,8 @@ func newCreateBody(req *CreateTaskRequest) (createBody, error) {
 	return body, nil
 }
 
-// Get returns the task, closed tasks included.
-func (c *Client) Get(ctx context.Context, taskID string) (*Task, error) {
+// Status returns the task (its status, attempts and last error), closed tasks included.
+func (c *Client) Status(ctx context.Context, taskID string) (*Task, error) {
 	return c.taskCall(ctx, http.MethodGet, taskID, "", nil)
 }
 
