@@ -305,6 +305,16 @@ func unrepresentable(v any) string {
 		if _, ok := x["$localtime"]; ok && len(x) == 1 {
 			return "a time without an offset cannot be represented: time.Time always has a location (compile-time)"
 		}
+		if d, ok := x["$duration"]; ok && len(x) == 1 {
+			switch d := d.(type) {
+			case map[string]any:
+				return "not representable: a time.Duration cannot hold a NaN or infinite delay"
+			case json.Number:
+				if f, err := d.Float64(); err == nil && f == 0 {
+					return "not representable: a zero Delay means not set in Go (the contract's choice; run now with ExecuteAt: time.Now())"
+				}
+			}
+		}
 		for _, child := range x {
 			if r := unrepresentable(child); r != "" {
 				return r

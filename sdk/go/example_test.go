@@ -18,11 +18,11 @@ func ExampleClient_Create() {
 		log.Fatal(err)
 	}
 	task, created, err := client.Create(context.Background(), &dt.CreateTaskRequest{
-		TaskType:     "order.close_timeout",
-		TaskID:       "order-10023-close",
-		Payload:      map[string]any{"orderId": "10023"},
-		DelaySeconds: dt.Ptr(30 * time.Minute),
-		CallbackURL:  "https://orders.internal/callbacks",
+		TaskType:    "order.close_timeout",
+		TaskID:      "order-10023-close",
+		Payload:     map[string]any{"orderId": "10023"},
+		Delay:       30 * time.Minute,
+		CallbackURL: "https://orders.internal/callbacks",
 	})
 	var apiErr *dt.APIError
 	switch {

@@ -67,10 +67,10 @@ func TestLiveCreateGetCancel(t *testing.T) {
 	c := liveClient(t)
 	ctx := context.Background()
 	task, created, err := c.Create(ctx, &dt.CreateTaskRequest{
-		TaskType:     "go.live",
-		Payload:      map[string]any{"orderId": "10023"},
-		DelaySeconds: dt.Ptr(time.Hour),
-		CallbackURL:  "http://127.0.0.1:9/never",
+		TaskType:    "go.live",
+		Payload:     map[string]any{"orderId": "10023"},
+		Delay:       time.Hour,
+		CallbackURL: "http://127.0.0.1:9/never",
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -103,11 +103,11 @@ func TestLiveIdempotentCreateAndConflict(t *testing.T) {
 	c := liveClient(t)
 	ctx := context.Background()
 	req := &dt.CreateTaskRequest{
-		TaskID:       liveID("idem"),
-		TaskType:     "go.live",
-		Payload:      map[string]any{"n": 1},
-		DelaySeconds: dt.Ptr(time.Hour),
-		CallbackURL:  "http://127.0.0.1:9/never",
+		TaskID:      liveID("idem"),
+		TaskType:    "go.live",
+		Payload:     map[string]any{"n": 1},
+		Delay:       time.Hour,
+		CallbackURL: "http://127.0.0.1:9/never",
 	}
 	first, created, err := c.Create(ctx, req)
 	if err != nil || !created {
@@ -134,7 +134,7 @@ func TestLiveReschedule(t *testing.T) {
 	ctx := context.Background()
 	task, _, err := c.Create(ctx, &dt.CreateTaskRequest{
 		TaskID: liveID("resched"), TaskType: "go.live", Payload: map[string]any{},
-		DelaySeconds: dt.Ptr(time.Hour), CallbackURL: "http://127.0.0.1:9/never",
+		Delay: time.Hour, CallbackURL: "http://127.0.0.1:9/never",
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -205,8 +205,8 @@ func TestLiveDueTaskDeliveredToHandler(t *testing.T) {
 	id := liveID("due")
 	_, _, err := c.Create(ctx, &dt.CreateTaskRequest{
 		TaskID: id, TaskType: "go.live", CallbackURL: rcv.URL + "/callbacks", TraceID: "trace-" + id,
-		Payload:      map[string]any{"orderId": "10023", "amount": 12.5, "max": int64(1<<53 - 1), "items": []any{"a", "b"}},
-		DelaySeconds: dt.Ptr(500 * time.Millisecond),
+		Payload: map[string]any{"orderId": "10023", "amount": 12.5, "max": int64(1<<53 - 1), "items": []any{"a", "b"}},
+		Delay:   500 * time.Millisecond,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -236,7 +236,7 @@ func TestLivePermanentFailureThenReplayWithEditedPayload(t *testing.T) {
 	id := liveID("replay")
 	_, _, err := c.Create(ctx, &dt.CreateTaskRequest{
 		TaskID: id, TaskType: "go.live", CallbackURL: rcv.URL,
-		Payload: map[string]any{"fixed": false}, DelaySeconds: dt.Ptr(time.Duration(0)), MaxRetries: dt.Ptr(3),
+		Payload: map[string]any{"fixed": false}, ExecuteAt: time.Now(), MaxRetries: dt.Ptr(3),
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -260,7 +260,7 @@ func TestLiveCreateTasks(t *testing.T) {
 	ctx := context.Background()
 	item := func(id string, payload map[string]any) *dt.CreateTaskRequest {
 		return &dt.CreateTaskRequest{TaskID: id, TaskType: "go.live", Payload: payload,
-			DelaySeconds: dt.Ptr(time.Hour), CallbackURL: "http://127.0.0.1:9/never"}
+			Delay: time.Hour, CallbackURL: "http://127.0.0.1:9/never"}
 	}
 	invalid := item(liveID("batch-c"), map[string]any{})
 	invalid.TaskType = "Not A Type!"

@@ -72,21 +72,21 @@ type TaskList struct {
 	NextPageToken string `json:"nextPageToken"`
 }
 
-// Ptr returns a pointer to v, for the optional fields that need one (DelaySeconds, MaxRetries).
+// Ptr returns a pointer to v, for the optional fields that need one (MaxRetries, where 0 is a
+// value of its own).
 func Ptr[T any](v T) *T { return &v }
 
-// CreateTaskRequest is a new task. Set exactly one of DelaySeconds and ExecuteAt; zero values of
-// the other fields are not sent, so the service's defaults (or the task type's policy) apply.
+// CreateTaskRequest is a new task. Set exactly one of Delay and ExecuteAt; zero values of the
+// other fields are not sent, so the service's defaults (or the task type's policy) apply.
 type CreateTaskRequest struct {
 	TaskType string
 	// Payload is given to the callback unchanged. It must not be nil; numbers must be finite and
 	// integers within ±(2^53-1) (send larger ones as strings).
 	Payload map[string]any
-	// DelaySeconds runs the task this long from now (millisecond precision), e.g.
-	// delayedtasks.Ptr(30 * time.Minute). The name is the wire name delaySeconds by the one
-	// naming rule all four SDKs share; the type is a time.Duration, sent as seconds.
-	DelaySeconds *time.Duration //lint:ignore ST1011 wire name delaySeconds, shared by every SDK
-	// ExecuteAt runs the task at this time.
+	// Delay runs the task this long from now (millisecond precision), sent as delaySeconds. Zero
+	// means not set: to run a task now, set ExecuteAt to time.Now().
+	Delay time.Duration
+	// ExecuteAt runs the task at this time (sent in UTC with milliseconds).
 	ExecuteAt   time.Time
 	CallbackURL string
 	// TaskID is generated (UUID v4) when empty, once, so that retries of the create cannot
@@ -137,11 +137,11 @@ func newCreateBody(req *CreateTaskRequest) (createBody, error) {
 	}
 	var details []ErrorDetail
 	if req.Payload == nil {
-		details = append(details, ErrorDetail{Field: "payload", Reason: "must be an object"})
+		details = append(details, ErrorDetail{Field: "payload", Reason: reasonNotObject})
 	} else {
 		details = checkPayload(req.Payload, "payload", details)
 	}
-	delay, executeAt, details := checkWhen(req.DelaySeconds, req.ExecuteAt, true, details)
+	delay, executeAt, details := checkWhen(req.Delay, req.ExecuteAt, true, details)
 	if len(details) > 0 {
 		return createBody{}, invalidArgument(details)
 	}
@@ -175,10 +175,11 @@ func (c *Client) Cancel(ctx context.Context, taskID string) (*Task, error) {
 	return c.taskCall(ctx, http.MethodPost, taskID, "/cancel", nil)
 }
 
-// RescheduleRequest moves a SCHEDULED task. Set exactly one of DelaySeconds and ExecuteAt.
+// RescheduleRequest moves a SCHEDULED task. Set exactly one of Delay (from now; zero means not
+// set) and ExecuteAt.
 type RescheduleRequest struct {
-	DelaySeconds *time.Duration //lint:ignore ST1011 wire name delaySeconds, shared by every SDK
-	ExecuteAt    time.Time
+	Delay     time.Duration
+	ExecuteAt time.Time
 }
 
 type whenBody struct {
@@ -191,7 +192,7 @@ func (c *Client) Reschedule(ctx context.Context, taskID string, req *RescheduleR
 	if req == nil {
 		req = &RescheduleRequest{}
 	}
-	delay, executeAt, details := checkWhen(req.DelaySeconds, req.ExecuteAt, true, nil)
+	delay, executeAt, details := checkWhen(req.Delay, req.ExecuteAt, true, nil)
 	if len(details) > 0 {
 		return nil, invalidArgument(details)
 	}
@@ -199,12 +200,12 @@ func (c *Client) Reschedule(ctx context.Context, taskID string, req *RescheduleR
 }
 
 // ReplayRequest overrides parts of a task for its new run; nil or zero fields keep the task's
-// own. Without DelaySeconds and ExecuteAt the new run fires now; set at most one of them.
+// own. Without Delay and ExecuteAt the new run fires now; set at most one of them.
 type ReplayRequest struct {
 	Payload        map[string]any
 	PayloadVersion int
 	MaxRetries     *int
-	DelaySeconds   *time.Duration //lint:ignore ST1011 wire name delaySeconds, shared by every SDK
+	Delay          time.Duration
 	ExecuteAt      time.Time
 }
 
@@ -224,7 +225,7 @@ func (c *Client) Replay(ctx context.Context, taskID string, req *ReplayRequest) 
 	if req.Payload != nil {
 		details = checkPayload(req.Payload, "payload", details)
 	}
-	delay, executeAt, details := checkWhen(req.DelaySeconds, req.ExecuteAt, false, details)
+	delay, executeAt, details := checkWhen(req.Delay, req.ExecuteAt, false, details)
 	if len(details) > 0 {
 		return nil, invalidArgument(details)
 	}
