@@ -377,3 +377,16 @@ func TestNewClientRefusesRelativeURL(t *testing.T) {
 		}
 	}
 }
+
+func TestErrorMessageStatesEachFaultOnce(t *testing.T) {
+	s := newStub(t, answer(400, `{"error":{"code":"INVALID_ARGUMENT","message":"taskType must match pattern","details":[{"field":"taskType","reason":"must match pattern"},{"field":"priority","reason":"must be <= 5"}]}}`))
+	c := newClient(t, s.URL)
+	_, _, err := c.Create(context.Background(), &dt.CreateTaskRequest{TaskType: "x", Payload: map[string]any{}, Delay: -time.Second})
+	if want := "delayedtasks: INVALID_ARGUMENT: delaySeconds must not be negative"; err == nil || err.Error() != want {
+		t.Errorf("refused before sending:\n got %v\nwant %s", err, want)
+	}
+	_, _, err = c.Create(context.Background(), &dt.CreateTaskRequest{TaskType: "X", Payload: map[string]any{}, Delay: time.Second})
+	if want := "delayedtasks: INVALID_ARGUMENT (HTTP 400): taskType must match pattern; priority must be <= 5"; err == nil || err.Error() != want {
+		t.Errorf("answered by the service:\n got %v\nwant %s", err, want)
+	}
+}

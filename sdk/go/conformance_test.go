@@ -62,6 +62,8 @@ type expectedError struct {
 	Status  *int   `json:"status"`
 	Details []struct {
 		Field string `json:"field"`
+		// Reason, when given, is compared word for word.
+		Reason *string `json:"reason"`
 	} `json:"details"`
 	RequestID *string `json:"requestId"`
 }
@@ -294,6 +296,19 @@ func checkError(t *testing.T, want *expectedError, err error) {
 		}
 		if strings.Join(got, ",") != strings.Join(exp, ",") {
 			t.Errorf("detail fields %v, want %v", got, exp)
+		}
+		for i, d := range want.Details {
+			if d.Reason != nil && i < len(apiErr.Details) && apiErr.Details[i].Reason != *d.Reason {
+				t.Errorf("detail %s: reason %q, want %q", d.Field, apiErr.Details[i].Reason, *d.Reason)
+			}
+		}
+		if apiErr.Status == 0 && apiErr.Code == dt.CodeInvalidArgument {
+			// Refused before sending: the message states each fault once, as "<field> <reason>".
+			for _, d := range apiErr.Details {
+				if n := strings.Count(err.Error(), d.String()); n != 1 {
+					t.Errorf("message %q states %q %d times, want once", err, d.String(), n)
+				}
+			}
 		}
 	}
 }
