@@ -124,6 +124,10 @@ func listOptions(in map[string]any) *dt.ListOptions {
 	return &dt.ListOptions{
 		Status:    dt.TaskStatus(str(in["status"])),
 		TaskType:  str(in["taskType"]),
+		IDPrefix:  str(in["idPrefix"]),
+		Owner:     str(in["owner"]),
+		DueAfter:  instant(in["dueAfter"]),
+		DueBefore: instant(in["dueBefore"]),
 		PageSize:  integer(in["pageSize"]),
 		PageToken: str(in["pageToken"]),
 	}

@@ -30,7 +30,9 @@ type TaskError struct {
 
 // Task is a task as the service reports it. Payload numbers are [encoding/json.Number].
 type Task struct {
-	TaskID         string         `json:"taskId"`
+	TaskID string `json:"taskId"`
+	// Owner is the team or service the task belongs to: the owner of the API key that created it.
+	Owner          string         `json:"owner"`
 	TaskType       string         `json:"taskType"`
 	Status         TaskStatus     `json:"status"`
 	ExecuteAt      time.Time      `json:"executeAt"`
@@ -54,6 +56,7 @@ type Task struct {
 // TaskSummary is one entry of a list: the task without its payload.
 type TaskSummary struct {
 	TaskID      string     `json:"taskId"`
+	Owner       string     `json:"owner"`
 	TaskType    string     `json:"taskType"`
 	Status      TaskStatus `json:"status"`
 	ExecuteAt   *time.Time `json:"executeAt"`
@@ -255,6 +258,14 @@ func (c *Client) taskCall(ctx context.Context, method, taskID, action string, bo
 type ListOptions struct {
 	Status   TaskStatus
 	TaskType string
+	// IDPrefix keeps tasks whose id starts with it (case-sensitive).
+	IDPrefix string
+	// Owner keeps this owner's tasks (admin keys only; default for admin: every owner's).
+	Owner string
+	// DueAfter keeps tasks due at or after it; DueBefore those due before it. Sent in UTC with
+	// milliseconds.
+	DueAfter  time.Time
+	DueBefore time.Time
 	// PageSize is 1..1000 (service default 50).
 	PageSize int
 	// PageToken is the NextPageToken of the previous page.
@@ -266,18 +277,25 @@ func (o *ListOptions) query() url.Values {
 	if o == nil {
 		return q
 	}
-	if o.Status != "" {
-		q.Set("status", string(o.Status))
+	set := func(name, value string) {
+		if value != "" {
+			q.Set(name, value)
+		}
 	}
-	if o.TaskType != "" {
-		q.Set("taskType", o.TaskType)
+	set("status", string(o.Status))
+	set("taskType", o.TaskType)
+	set("idPrefix", o.IDPrefix)
+	set("owner", o.Owner)
+	if !o.DueAfter.IsZero() {
+		q.Set("dueAfter", formatTime(o.DueAfter))
+	}
+	if !o.DueBefore.IsZero() {
+		q.Set("dueBefore", formatTime(o.DueBefore))
 	}
 	if o.PageSize != 0 {
 		q.Set("pageSize", strconv.Itoa(o.PageSize))
 	}
-	if o.PageToken != "" {
-		q.Set("pageToken", o.PageToken)
-	}
+	set("pageToken", o.PageToken)
 	return q
 }
 
