@@ -46,11 +46,14 @@ func ExampleClient_ListAll() {
 }
 
 func ExampleCallbackHandler() {
-	verifier, err := dt.NewVerifier([]string{os.Getenv("DTS_WEBHOOK_SECRET")})
+	verifier, err := dt.NewWebhookVerifier([]string{os.Getenv("DTS_WEBHOOK_SECRET")})
 	if err != nil {
 		log.Fatal(err)
 	}
-	callbacks := dt.NewCallbackHandler(dt.WithVerifier(verifier))
+	callbacks, err := dt.NewCallbackHandler(dt.WithVerifier(verifier))
+	if err != nil {
+		log.Fatal(err)
+	}
 	callbacks.Handle("order.close_timeout", func(ctx context.Context, cb *dt.Callback) error {
 		orderID, ok := cb.Payload["orderId"].(string)
 		if !ok {

@@ -63,7 +63,7 @@ func waitFor(ctx context.Context, t *testing.T, c *dt.Client, taskID string, wan
 	}
 }
 
-func TestLiveCreateGetCancel(t *testing.T) {
+func TestLiveCreateStatusCancel(t *testing.T) {
 	c := liveClient(t)
 	ctx := context.Background()
 	task, created, err := c.Create(ctx, &dt.CreateTaskRequest{
@@ -172,15 +172,18 @@ type receiver struct {
 func newReceiver(t *testing.T, fn dt.HandlerFunc) *receiver {
 	t.Helper()
 	r := &receiver{}
-	var opts []dt.HandlerOption
+	opts := []dt.HandlerOption{dt.AllowUnsigned()} // a stack that signs nothing
 	if secret := os.Getenv("DTS_WEBHOOK_SECRET"); secret != "" {
-		v, err := dt.NewVerifier([]string{secret})
+		v, err := dt.NewWebhookVerifier([]string{secret})
 		if err != nil {
 			t.Fatal(err)
 		}
-		opts = append(opts, dt.WithVerifier(v))
+		opts = []dt.HandlerOption{dt.WithVerifier(v)}
 	}
-	h := dt.NewCallbackHandler(opts...)
+	h, err := dt.NewCallbackHandler(opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
 	h.Handle("go.live", func(ctx context.Context, cb *dt.Callback) error {
 		r.mu.Lock()
 		r.received = append(r.received, cb)
