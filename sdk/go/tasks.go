@@ -51,6 +51,33 @@ type Task struct {
 	NextAttemptAt *time.Time `json:"nextAttemptAt"`
 	FiredAt       *time.Time `json:"firedAt"`
 	CompletedAt   *time.Time `json:"completedAt"`
+	// AttemptHistory is the newest 50 callback attempts of the current run, oldest first; empty
+	// when the answer has none (a create, a key without tasks:read).
+	AttemptHistory []TaskAttempt `json:"attemptHistory,omitempty"`
+}
+
+// AttemptOutcome is how one callback attempt ended.
+type AttemptOutcome string
+
+// The attempt outcomes.
+const (
+	OutcomeSucceeded      AttemptOutcome = "SUCCEEDED"       // 2xx
+	OutcomeRetryableError AttemptOutcome = "RETRYABLE_ERROR" // 408, 425, 429, 5xx, timeout, network
+	OutcomePermanentError AttemptOutcome = "PERMANENT_ERROR" // other 4xx, 3xx, refused
+	OutcomeCancelled      AttemptOutcome = "CANCELLED"       // cancelled in flight
+)
+
+// TaskAttempt is one callback attempt of a task.
+type TaskAttempt struct {
+	// Attempt is 1 for the first attempt.
+	Attempt    int            `json:"attempt"`
+	StartedAt  time.Time      `json:"startedAt"`
+	FinishedAt time.Time      `json:"finishedAt"`
+	Outcome    AttemptOutcome `json:"outcome"`
+	// StatusCode is the HTTP status the callback answered; 0 when it did not answer.
+	StatusCode int `json:"statusCode,omitempty"`
+	// Error is why the attempt failed; empty when it succeeded.
+	Error string `json:"error,omitempty"`
 }
 
 // TaskSummary is one entry of a list: the task without its payload.
