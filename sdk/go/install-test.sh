@@ -39,7 +39,7 @@ step "go get $module@$version" go get "$module@$version"
 awk '/^```go$/{f=1;next} /^```$/{if(f){exit}} f' "$here/README.md" >main.go
 step "build the README program" go build -o program .
 if [[ -x program ]]; then
-  step "run the README program against $DTS_URL" ./program
+  step "run the README program against ${DTS_URL:-(unset)}" ./program
 else
   failed=$((failed + 1))
 fi

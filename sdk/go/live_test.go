@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"net/http/httptest"
 	"os"
+	"slices"
+	"strconv"
 	"sync"
 	"testing"
 	"time"
@@ -307,5 +309,50 @@ func TestLiveCreateTasks(t *testing.T) {
 		if _, err := c.Cancel(ctx, id); err != nil {
 			t.Fatal(err)
 		}
+	}
+}
+
+func TestLiveListAllFilters(t *testing.T) {
+	c := liveClient(t)
+	ctx := context.Background()
+	prefix := "go-list-" + runID + "-"
+	now := time.Now()
+	for i := range 3 {
+		_, _, err := c.Create(ctx, &dt.CreateTaskRequest{
+			TaskID: prefix + strconv.Itoa(i), TaskType: "go.live", Payload: map[string]any{},
+			Delay: time.Duration(i+1) * time.Hour, CallbackURL: "http://127.0.0.1:9/never",
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Cleanup(func() {
+		for i := range 3 {
+			_, _ = c.Cancel(ctx, prefix+strconv.Itoa(i))
+		}
+	})
+	ids := func(opts *dt.ListOptions) []string {
+		var out []string
+		for task, err := range c.ListAll(ctx, opts) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, task.TaskID)
+		}
+		slices.Sort(out)
+		return out
+	}
+	// The list reads the visibility store, which follows the tasks within moments: poll.
+	deadline := time.Now().Add(30 * time.Second)
+	all := &dt.ListOptions{IDPrefix: prefix, Status: dt.StatusScheduled, PageSize: 2}
+	for got := ids(all); len(got) != 3; got = ids(all) {
+		if time.Now().After(deadline) {
+			t.Fatalf("ListAll by prefix %s: %v after 30 s, want 3 tasks over 2 pages", prefix, got)
+		}
+		time.Sleep(200 * time.Millisecond) // polling interval, not synchronisation
+	}
+	due := ids(&dt.ListOptions{IDPrefix: prefix, DueAfter: now.Add(90 * time.Minute), DueBefore: now.Add(150 * time.Minute)})
+	if want := []string{prefix + "1"}; !slices.Equal(due, want) {
+		t.Errorf("due between 1.5 h and 2.5 h from now: %v, want %v", due, want)
 	}
 }
