@@ -9,13 +9,14 @@ import (
 	"log/slog"
 	"math"
 	"net/http"
+	"runtime/debug"
 	"strconv"
 	"time"
 )
 
-// HandlerFunc handles one callback of a task type. Returning nil acknowledges it (200). Return a
-// [RetryableError] to have the service retry later (503), a [PermanentError] to fail the task now
-// (422); any other error is answered 500, which the service retries too.
+// HandlerFunc handles one callback of a task type. Returning nil acknowledges it (200). Return
+// [Retry] to have the service deliver it again later (503), [Permanent] to fail the task now
+// (422); any other error (or a panic) is answered 500, which the service retries too.
 type HandlerFunc func(ctx context.Context, cb *Callback) error
 
 // RetryableError asks the service to deliver the callback again, after RetryAfter when set.
@@ -59,15 +60,15 @@ var ErrUnsignedReceiver = errors.New("delayedtasks: a callback handler needs Wit
 // body, skips keys already handled and calls the [HandlerFunc] registered for the task type. It
 // answers with a JSON body, the same in every SDK of the service:
 //
-//	200 {"status":"handled"}                                      the handler returned nil
-//	200 {"status":"duplicate"}                                    Idempotency-Key already handled; handler not run
-//	401 {"status":"refused","reason":"<WebhookError reason>"}     signature missing, invalid or expired
-//	400 {"status":"refused","reason":"invalid_body"}              a signed body that is not a callback
-//	503 {"status":"retry"} (+ Retry-After)                        the handler returned a RetryableError
-//	422 {"status":"failed"}                                       the handler returned a PermanentError
-//	422 {"status":"failed","reason":"no handler for task type"}  no handler registered for the type
-//	500 {"status":"error"}                                        any other error (its text is only logged)
-//	405 {"status":"refused","reason":"method_not_allowed"}        not a POST
+//	200 {"status":"handled"}                                     the handler returned nil
+//	200 {"status":"duplicate"}                                   Idempotency-Key seen before; the handler is not run
+//	401 {"status":"refused","reason":"<WebhookError reason>"}    signature missing, invalid or expired
+//	400 {"status":"refused","reason":"invalid_body"}             a signed body that is not a callback
+//	503 {"status":"retry"} (+ Retry-After)                       the handler returned a RetryableError
+//	422 {"status":"failed"}                                      the handler returned a PermanentError
+//	422 {"status":"failed","reason":"no handler for task type"}  no handler for the task type
+//	500 {"status":"error"}                                       any other error or a panic (logged, never sent)
+//	405 {"status":"refused","reason":"method_not_allowed"}       not a POST
 type CallbackHandler struct {
 	handlers      map[string]HandlerFunc
 	verifier      *WebhookVerifier
@@ -197,7 +198,7 @@ func (h *CallbackHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		reply(w, http.StatusUnprocessableEntity, answerNoHandler)
 		return
 	}
-	if err := fn(ctx, cb); err != nil {
+	if err := callHandler(ctx, fn, cb); err != nil {
 		h.replyError(w, r, cb, err)
 		return
 	}
@@ -209,6 +210,20 @@ func (h *CallbackHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	reply(w, http.StatusOK, answerHandled)
+}
+
+// callHandler runs fn, turning a panic into an error (with its stack, for the log) so that the
+// delivery is answered 500 like any other unexpected failure.
+func callHandler(ctx context.Context, fn HandlerFunc, cb *Callback) (err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			if v == http.ErrAbortHandler {
+				panic(v)
+			}
+			err = fmt.Errorf("handler panicked: %v\n%s", v, debug.Stack())
+		}
+	}()
+	return fn(ctx, cb)
 }
 
 func (h *CallbackHandler) replyError(w http.ResponseWriter, r *http.Request, cb *Callback, err error) {

@@ -184,6 +184,7 @@ func TestCallbackHandlerStatuses(t *testing.T) {
 	})
 	h.Handle("permanent", func(context.Context, *dt.Callback) error { return dt.Permanent(errors.New("no such order")) })
 	h.Handle("broken", func(context.Context, *dt.Callback) error { return errors.New("nil pointer somewhere") })
+	h.Handle("panics", func(context.Context, *dt.Callback) error { panic("index out of range") })
 	now := time.Now()
 
 	check := func(name string, r *http.Request, wantStatus int, wantBody string, wantCalls int32) *http.Response {
@@ -211,6 +212,7 @@ func TestCallbackHandlerStatuses(t *testing.T) {
 	check("retry of a failed key runs again", signed(t, secret, "flaky", "k2", now), 200, `{"status":"handled"}`, 1)
 	check("permanent", signed(t, secret, "permanent", "k3", now), 422, `{"status":"failed"}`, 0)
 	check("unexpected error", signed(t, secret, "broken", "k4", now), 500, `{"status":"error"}`, 0)
+	check("a panic", signed(t, secret, "panics", "k4p", now), 500, `{"status":"error"}`, 0)
 	check("unknown task type", signed(t, secret, "nobody", "k5", now), 422, `{"status":"failed","reason":"no handler for task type"}`, 0)
 	check("stale signature", signed(t, secret, "ok", "k6", now.Add(-10*time.Minute)), 401, `{"status":"refused","reason":"timestamp_too_old"}`, 0)
 	other := "whsec_" + base64.StdEncoding.EncodeToString([]byte("attacker"))
