@@ -28,10 +28,10 @@ type TaskError struct {
 	StatusCode int `json:"statusCode,omitempty"`
 }
 
-// Task is a task as the service reports it. Payload numbers are [encoding/json.Number].
+// Task is a task as the service reports it. Owner is the team or service it belongs to (the owner
+// of the API key that created it). Payload numbers are [encoding/json.Number].
 type Task struct {
-	TaskID string `json:"taskId"`
-	// Owner is the team or service the task belongs to: the owner of the API key that created it.
+	TaskID         string         `json:"taskId"`
 	Owner          string         `json:"owner"`
 	TaskType       string         `json:"taskType"`
 	Status         TaskStatus     `json:"status"`

@@ -137,8 +137,9 @@ func WithClock(now func() time.Time) VerifierOption {
 	return func(v *WebhookVerifier) { v.now = now }
 }
 
-// NewWebhookVerifier accepts callbacks signed with any of secrets ("whsec_<base64>"; several while a
-// secret is being rotated). It fails with reason invalid_secret when a secret does not decode.
+// NewWebhookVerifier accepts callbacks signed with any of secrets ("whsec_<base64>"; several
+// while a secret is being rotated). It fails with reason invalid_secret when there is none or a
+// secret does not decode.
 func NewWebhookVerifier(secrets []string, opts ...VerifierOption) (*WebhookVerifier, error) {
 	if len(secrets) == 0 {
 		return nil, &WebhookError{Reason: ReasonInvalidSecret, Err: errors.New("no secret given")}
