@@ -5,10 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http/httptest"
 	"os"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -182,6 +184,7 @@ func newReceiver(t *testing.T, fn dt.HandlerFunc) *receiver {
 		}
 		opts = []dt.HandlerOption{dt.WithVerifier(v)}
 	}
+	opts = append(opts, dt.WithLogger(slog.New(slog.NewTextHandler(testLog{t}, nil))))
 	h, err := dt.NewCallbackHandler(opts...)
 	if err != nil {
 		t.Fatal(err)
@@ -195,6 +198,14 @@ func newReceiver(t *testing.T, fn dt.HandlerFunc) *receiver {
 	r.Server = httptest.NewServer(h)
 	t.Cleanup(r.Close)
 	return r
+}
+
+// testLog writes the receiver's log into the test's output (shown when it fails or with -v).
+type testLog struct{ t *testing.T }
+
+func (w testLog) Write(p []byte) (int, error) {
+	w.t.Log(strings.TrimSuffix(string(p), "\n"))
+	return len(p), nil
 }
 
 func (r *receiver) calls() []*dt.Callback {
