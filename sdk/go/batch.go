@@ -26,6 +26,10 @@ type batchBody struct {
 	Tasks []createBody `json:"tasks"`
 }
 
+type batchResponse struct {
+	Results []batchItem `json:"results"`
+}
+
 type batchItem struct {
 	Index  int        `json:"index"`
 	Status int        `json:"status"`
@@ -61,9 +65,7 @@ func (c *Client) CreateTasks(ctx context.Context, reqs []*CreateTaskRequest) ([]
 	if len(reqs) > 0 && len(bodies) == 0 {
 		return results, nil
 	}
-	var out struct {
-		Results []batchItem `json:"results"`
-	}
+	var out batchResponse
 	status, header, err := c.doWithHeader(ctx, http.MethodPost, "/api/v1/tasks/batch", nil, batchBody{bodies}, &out)
 	if err != nil {
 		return nil, err

@@ -14,7 +14,7 @@ func TestCreateTasksRetriesADroppedConnectionWithTheSameGeneratedIDs(t *testing.
 	s := newStub(t, dropConnection, answer(200, `{"results":[{"index":0,"status":201,"task":`+taskJSON+`}]}`))
 	c := newClient(t, s.URL)
 	results, err := c.CreateTasks(context.Background(), []*dt.CreateTaskRequest{
-		{TaskType: "order.close", Payload: map[string]any{}, DelaySeconds: dt.Ptr(time.Second)},
+		{TaskType: "order.close", Payload: map[string]any{}, Delay: time.Second},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -41,7 +41,7 @@ func TestCreateTasksGivesAnItemTheResponseLeftOutAnUnknownError(t *testing.T) {
 		"X-Request-Id", "r-1"))
 	c := newClient(t, s.URL)
 	item := func(id string) *dt.CreateTaskRequest {
-		return &dt.CreateTaskRequest{TaskType: "t", Payload: map[string]any{}, DelaySeconds: dt.Ptr(time.Second), TaskID: id}
+		return &dt.CreateTaskRequest{TaskType: "t", Payload: map[string]any{}, Delay: time.Second, TaskID: id}
 	}
 	results, err := c.CreateTasks(context.Background(), []*dt.CreateTaskRequest{item("a"), item("b"), nil})
 	if err != nil {

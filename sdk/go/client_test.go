@@ -93,9 +93,9 @@ func TestCreateRetriesWithTheSameGeneratedTaskID(t *testing.T) {
 	)
 	c := newClient(t, s.URL, dt.WithAPIKey("dts_k1_secret"), dt.WithUserAgent("billing/1.4"))
 	task, created, err := c.Create(context.Background(), &dt.CreateTaskRequest{
-		TaskType:     "order.close",
-		Payload:      map[string]any{"orderId": "10023"},
-		DelaySeconds: dt.Ptr(1500 * time.Millisecond),
+		TaskType: "order.close",
+		Payload:  map[string]any{"orderId": "10023"},
+		Delay:    1500 * time.Millisecond,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -161,16 +161,16 @@ func TestChecksBeforeSending(t *testing.T) {
 		req    dt.CreateTaskRequest
 		fields []string
 	}{
-		{"NaN nested", dt.CreateTaskRequest{Payload: map[string]any{"a": map[string]any{"b": math.NaN()}}, DelaySeconds: dt.Ptr(time.Second)}, []string{"payload.a.b"}},
-		{"Inf in array", dt.CreateTaskRequest{Payload: map[string]any{"items": []any{1, 2, math.Inf(-1)}}, DelaySeconds: dt.Ptr(time.Second)}, []string{"payload.items.2"}},
-		{"typed slice", dt.CreateTaskRequest{Payload: map[string]any{"xs": []float64{0, math.Inf(1)}}, DelaySeconds: dt.Ptr(time.Second)}, []string{"payload.xs.1"}},
-		{"big int64", dt.CreateTaskRequest{Payload: map[string]any{"id": int64(1 << 53)}, DelaySeconds: dt.Ptr(time.Second)}, []string{"payload.id"}},
-		{"big json.Number", dt.CreateTaskRequest{Payload: map[string]any{"id": json.Number("-9007199254740993")}, DelaySeconds: dt.Ptr(time.Second)}, []string{"payload.id"}},
-		{"integral float beyond", dt.CreateTaskRequest{Payload: map[string]any{"x": 1e20}, DelaySeconds: dt.Ptr(time.Second)}, []string{"payload.x"}},
-		{"nil payload", dt.CreateTaskRequest{DelaySeconds: dt.Ptr(time.Second)}, []string{"payload"}},
+		{"NaN nested", dt.CreateTaskRequest{Payload: map[string]any{"a": map[string]any{"b": math.NaN()}}, Delay: time.Second}, []string{"payload.a.b"}},
+		{"Inf in array", dt.CreateTaskRequest{Payload: map[string]any{"items": []any{1, 2, math.Inf(-1)}}, Delay: time.Second}, []string{"payload.items.2"}},
+		{"typed slice", dt.CreateTaskRequest{Payload: map[string]any{"xs": []float64{0, math.Inf(1)}}, Delay: time.Second}, []string{"payload.xs.1"}},
+		{"big int64", dt.CreateTaskRequest{Payload: map[string]any{"id": int64(1 << 53)}, Delay: time.Second}, []string{"payload.id"}},
+		{"big json.Number", dt.CreateTaskRequest{Payload: map[string]any{"id": json.Number("-9007199254740993")}, Delay: time.Second}, []string{"payload.id"}},
+		{"integral float beyond", dt.CreateTaskRequest{Payload: map[string]any{"x": 1e20}, Delay: time.Second}, []string{"payload.x"}},
+		{"nil payload", dt.CreateTaskRequest{Delay: time.Second}, []string{"payload"}},
 		{"neither", dt.CreateTaskRequest{Payload: map[string]any{}}, []string{"delaySeconds"}},
-		{"both", dt.CreateTaskRequest{Payload: map[string]any{}, DelaySeconds: dt.Ptr(time.Second), ExecuteAt: at}, []string{"delaySeconds"}},
-		{"negative", dt.CreateTaskRequest{Payload: map[string]any{}, DelaySeconds: dt.Ptr(-time.Second)}, []string{"delaySeconds"}},
+		{"both", dt.CreateTaskRequest{Payload: map[string]any{}, Delay: time.Second, ExecuteAt: at}, []string{"delaySeconds"}},
+		{"negative", dt.CreateTaskRequest{Payload: map[string]any{}, Delay: -time.Second}, []string{"delaySeconds"}},
 	}
 	s := newStub(t)
 	c := newClient(t, s.URL)
@@ -200,7 +200,7 @@ func TestSafeIntegersAndFiniteFloatsPass(t *testing.T) {
 	s := newStub(t, answer(201, taskJSON))
 	c := newClient(t, s.URL)
 	_, _, err := c.Create(context.Background(), &dt.CreateTaskRequest{
-		TaskType: "x", DelaySeconds: dt.Ptr(time.Duration(0)),
+		TaskType: "x", Delay: time.Millisecond,
 		Payload: map[string]any{"max": int64(1<<53 - 1), "f": 1.5, "n": json.Number("1e400")},
 	})
 	var apiErr *dt.APIError
@@ -208,21 +208,21 @@ func TestSafeIntegersAndFiniteFloatsPass(t *testing.T) {
 		t.Fatalf("1e400 overflows a double and must be refused, got %v", err)
 	}
 	_, _, err = c.Create(context.Background(), &dt.CreateTaskRequest{
-		TaskType: "x", DelaySeconds: dt.Ptr(time.Duration(0)),
+		TaskType: "x", Delay: 1400 * time.Microsecond,
 		Payload: map[string]any{"max": int64(1<<53 - 1), "min": -(1<<53 - 1), "f": 1e15 + 0.5, "g": json.Number("0.1"), "s": "NaN"},
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(s.bodies[0], `"delaySeconds":0`) {
-		t.Errorf("a zero delay must be sent: %s", s.bodies[0])
+	if !strings.Contains(s.bodies[0], `"delaySeconds":0.001,`) {
+		t.Errorf("a delay is sent in seconds rounded to the millisecond: %s", s.bodies[0])
 	}
 }
 
 func TestErrorsAreNotRetriedExceptUnavailableAndRateLimits(t *testing.T) {
 	s := newStub(t, answer(409, `{"error":{"code":"TASK_CONFLICT","message":"other spec","details":[{"field":"taskId","reason":"exists"}]}}`, "X-Request-Id", "req-7"))
 	c := newClient(t, s.URL)
-	_, _, err := c.Create(context.Background(), &dt.CreateTaskRequest{TaskType: "x", Payload: map[string]any{}, DelaySeconds: dt.Ptr(time.Second)})
+	_, _, err := c.Create(context.Background(), &dt.CreateTaskRequest{TaskType: "x", Payload: map[string]any{}, Delay: time.Second})
 	var apiErr *dt.APIError
 	if !errors.As(err, &apiErr) || apiErr.Code != dt.CodeTaskConflict || apiErr.Status != 409 ||
 		apiErr.RequestID != "req-7" || apiErr.Details[0].Field != "taskId" {
@@ -239,12 +239,12 @@ func TestUnknownCodePassesThroughAndNonJSONIsUnknown(t *testing.T) {
 		answer(502, `<html>bad gateway</html>`),
 	)
 	c := newClient(t, s.URL)
-	_, err := c.Get(context.Background(), "a")
+	_, err := c.Status(context.Background(), "a")
 	var apiErr *dt.APIError
 	if !errors.As(err, &apiErr) || apiErr.Code != "BRAND_NEW_CODE" || apiErr.Status != 418 {
 		t.Fatalf("got %v", err)
 	}
-	_, err = c.Get(context.Background(), "a")
+	_, err = c.Status(context.Background(), "a")
 	if !errors.As(err, &apiErr) || apiErr.Code != dt.CodeUnknown || apiErr.Status != 502 {
 		t.Fatalf("got %v", err)
 	}
@@ -282,7 +282,7 @@ func TestAttemptTimeoutIsRetried(t *testing.T) {
 		answer(200, taskJSON),
 	)
 	c := newClient(t, s.URL, dt.WithTimeout(50*time.Millisecond))
-	if _, err := c.Get(context.Background(), "t-1"); err != nil {
+	if _, err := c.Status(context.Background(), "t-1"); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -292,7 +292,7 @@ func TestCallerCancellationStopsRetries(t *testing.T) {
 	defer cancel()
 	s := newStub(t, answer(503, `{"error":{"code":"UNAVAILABLE","message":"x"}}`))
 	c := newClient(t, s.URL, dt.WithRetryPolicy(dt.RetryPolicy{MaxRetries: 3, InitialBackoff: time.Hour, MaxBackoff: time.Hour}))
-	_, err := c.Get(ctx, "t-1")
+	_, err := c.Status(ctx, "t-1")
 	var apiErr *dt.APIError
 	if !errors.As(err, &apiErr) || apiErr.Status != 503 {
 		t.Fatalf("got %v", err)
@@ -356,11 +356,11 @@ func TestReplaySendsOnlyWhatIsSet(t *testing.T) {
 	if s.bodies[0] != `{}` || s.bodies[1] != `{"payload":{"v":2},"maxRetries":1}` || s.bodies[2] != `{"payload":{}}` {
 		t.Errorf("bodies %q", s.bodies)
 	}
-	_, err := c.Replay(context.Background(), "t-1", &dt.ReplayRequest{DelaySeconds: dt.Ptr(time.Second), ExecuteAt: time.Now()})
+	_, err := c.Replay(context.Background(), "t-1", &dt.ReplayRequest{Delay: time.Second, ExecuteAt: time.Now()})
 	if !isInvalid(err, "delaySeconds") {
 		t.Errorf("both delaySeconds and executeAt: %v", err)
 	}
-	if _, err := c.Get(context.Background(), ""); !isInvalid(err, "taskId") {
+	if _, err := c.Status(context.Background(), ""); !isInvalid(err, "taskId") {
 		t.Errorf("empty task id: %v", err)
 	}
 }
@@ -375,5 +375,18 @@ func TestNewClientRefusesRelativeURL(t *testing.T) {
 		if _, err := dt.NewClient(u); err == nil {
 			t.Errorf("NewClient(%q) accepted", u)
 		}
+	}
+}
+
+func TestErrorMessageStatesEachFaultOnce(t *testing.T) {
+	s := newStub(t, answer(400, `{"error":{"code":"INVALID_ARGUMENT","message":"taskType must match pattern","details":[{"field":"taskType","reason":"must match pattern"},{"field":"priority","reason":"must be <= 5"}]}}`))
+	c := newClient(t, s.URL)
+	_, _, err := c.Create(context.Background(), &dt.CreateTaskRequest{TaskType: "x", Payload: map[string]any{}, Delay: -time.Second})
+	if want := "delayedtasks: INVALID_ARGUMENT: delaySeconds must not be negative"; err == nil || err.Error() != want {
+		t.Errorf("refused before sending:\n got %v\nwant %s", err, want)
+	}
+	_, _, err = c.Create(context.Background(), &dt.CreateTaskRequest{TaskType: "X", Payload: map[string]any{}, Delay: time.Second})
+	if want := "delayedtasks: INVALID_ARGUMENT (HTTP 400): taskType must match pattern; priority must be <= 5"; err == nil || err.Error() != want {
+		t.Errorf("answered by the service:\n got %v\nwant %s", err, want)
 	}
 }

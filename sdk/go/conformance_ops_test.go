@@ -46,21 +46,21 @@ func invoke(ctx context.Context, c *dt.Client, op string, in map[string]any) (an
 			}
 		}
 		return out, nil
-	case "get":
-		return c.Get(ctx, taskID)
+	case "status":
+		return c.Status(ctx, taskID)
 	case "cancel":
 		return c.Cancel(ctx, taskID)
 	case "reschedule":
 		return c.Reschedule(ctx, taskID, &dt.RescheduleRequest{
-			DelaySeconds: duration(in["delaySeconds"]),
-			ExecuteAt:    instant(in["executeAt"]),
+			Delay:     duration(in["delaySeconds"]),
+			ExecuteAt: instant(in["executeAt"]),
 		})
 	case "replay":
 		return c.Replay(ctx, taskID, &dt.ReplayRequest{
 			Payload:        payload(in["payload"]),
 			PayloadVersion: integer(in["payloadVersion"]),
 			MaxRetries:     intPtr(in["maxRetries"]),
-			DelaySeconds:   duration(in["delaySeconds"]),
+			Delay:          duration(in["delaySeconds"]),
 			ExecuteAt:      instant(in["executeAt"]),
 		})
 	case "list":
@@ -82,7 +82,7 @@ func createRequest(in map[string]any) *dt.CreateTaskRequest {
 	return &dt.CreateTaskRequest{
 		TaskType:       str(in["taskType"]),
 		Payload:        payload(in["payload"]),
-		DelaySeconds:   duration(in["delaySeconds"]),
+		Delay:          duration(in["delaySeconds"]),
 		ExecuteAt:      instant(in["executeAt"]),
 		CallbackURL:    str(in["callbackUrl"]),
 		TaskID:         str(in["taskId"]),
@@ -124,6 +124,10 @@ func listOptions(in map[string]any) *dt.ListOptions {
 	return &dt.ListOptions{
 		Status:    dt.TaskStatus(str(in["status"])),
 		TaskType:  str(in["taskType"]),
+		IDPrefix:  str(in["idPrefix"]),
+		Owner:     str(in["owner"]),
+		DueAfter:  instant(in["dueAfter"]),
+		DueBefore: instant(in["dueBefore"]),
 		PageSize:  integer(in["pageSize"]),
 		PageToken: str(in["pageToken"]),
 	}
@@ -159,16 +163,15 @@ func intPtr(v any) *int {
 }
 
 // duration reads delaySeconds given as {"$duration": s} (already converted) or as plain seconds.
-func duration(v any) *time.Duration {
+func duration(v any) time.Duration {
 	switch d := v.(type) {
 	case time.Duration:
-		return &d
+		return d
 	case json.Number:
 		f, _ := d.Float64()
-		dur := time.Duration(math.Round(f * float64(time.Second)))
-		return &dur
+		return time.Duration(math.Round(f * float64(time.Second)))
 	}
-	return nil
+	return 0
 }
 
 // instant reads executeAt given as {"$time": ...} (already converted) or as an RFC 3339 string.

@@ -1,6 +1,7 @@
 package delayedtasks_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -62,6 +63,8 @@ type expectedError struct {
 	Status  *int   `json:"status"`
 	Details []struct {
 		Field string `json:"field"`
+		// Reason, when given, is compared word for word.
+		Reason *string `json:"reason"`
 	} `json:"details"`
 	RequestID *string `json:"requestId"`
 }
@@ -76,8 +79,8 @@ type recordedRequest struct {
 	body         []byte
 }
 
-// loadVectors decodes every file of dir into cases of type T, with numbers as json.Number.
-func loadVectors[T any](t *testing.T, dir string) map[string][]T {
+// vectorFiles lists the vector files of dir (client or callbacks).
+func vectorFiles(t *testing.T, dir string) []string {
 	t.Helper()
 	files, err := filepath.Glob(filepath.Join(conformanceDir, dir, "*.json"))
 	if err != nil {
@@ -89,27 +92,30 @@ func loadVectors[T any](t *testing.T, dir string) map[string][]T {
 		}
 		t.Skipf("no vectors in %s/%s yet", conformanceDir, dir)
 	}
-	out := make(map[string][]T)
-	for _, f := range files {
-		raw, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var cases []T
-		dec := json.NewDecoder(strings.NewReader(string(raw)))
-		dec.UseNumber()
-		if err := dec.Decode(&cases); err != nil {
-			t.Fatalf("%s: %v", f, err)
-		}
-		out[filepath.Base(f)] = cases
+	return files
+}
+
+// loadCases decodes one vector file into cases of type T, with numbers as json.Number.
+func loadCases[T any](t *testing.T, file string) []T {
+	t.Helper()
+	raw, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
 	}
-	return out
+	var cases []T
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	dec.DisallowUnknownFields() // a field this runner does not know is a vector it would misread
+	if err := dec.Decode(&cases); err != nil {
+		t.Fatalf("%s: %v", file, err)
+	}
+	return cases
 }
 
 func TestConformanceClient(t *testing.T) {
-	for file, cases := range loadVectors[clientCase](t, "client") {
-		for _, tc := range cases {
-			t.Run(file+"/"+tc.Name, func(t *testing.T) { runClientCase(t, tc) })
+	for _, file := range vectorFiles(t, "client") {
+		for _, tc := range loadCases[clientCase](t, file) {
+			t.Run(filepath.Base(file)+"/"+tc.Name, func(t *testing.T) { runClientCase(t, tc) })
 		}
 	}
 }
@@ -295,6 +301,19 @@ func checkError(t *testing.T, want *expectedError, err error) {
 		if strings.Join(got, ",") != strings.Join(exp, ",") {
 			t.Errorf("detail fields %v, want %v", got, exp)
 		}
+		for i, d := range want.Details {
+			if d.Reason != nil && i < len(apiErr.Details) && apiErr.Details[i].Reason != *d.Reason {
+				t.Errorf("detail %s: reason %q, want %q", d.Field, apiErr.Details[i].Reason, *d.Reason)
+			}
+		}
+		if apiErr.Status == 0 && apiErr.Code == dt.CodeInvalidArgument {
+			// Refused before sending: the message states each fault once, as "<field> <reason>".
+			for _, d := range apiErr.Details {
+				if n := strings.Count(err.Error(), d.String()); n != 1 {
+					t.Errorf("message %q states %q %d times, want once", err, d.String(), n)
+				}
+			}
+		}
 	}
 }
 
@@ -304,6 +323,16 @@ func unrepresentable(v any) string {
 	case map[string]any:
 		if _, ok := x["$localtime"]; ok && len(x) == 1 {
 			return "a time without an offset cannot be represented: time.Time always has a location (compile-time)"
+		}
+		if d, ok := x["$duration"]; ok && len(x) == 1 {
+			switch d := d.(type) {
+			case map[string]any:
+				return "not representable: a time.Duration cannot hold a NaN or infinite delay"
+			case json.Number:
+				if f, err := d.Float64(); err == nil && f == 0 {
+					return "not representable: a zero Delay means not set in Go (the contract's choice; run now with ExecuteAt: time.Now())"
+				}
+			}
 		}
 		for _, child := range x {
 			if r := unrepresentable(child); r != "" {
@@ -396,10 +425,19 @@ type callbackCase struct {
 	} `json:"expect"`
 }
 
+// TestConformanceCallbacks runs every file of callbacks/: receiver.json through a whole
+// CallbackHandler, the others through WebhookVerifier and ParseCallback.
 func TestConformanceCallbacks(t *testing.T) {
-	for file, cases := range loadVectors[callbackCase](t, "callbacks") {
-		for _, tc := range cases {
-			t.Run(file+"/"+tc.Name, func(t *testing.T) { runCallbackCase(t, tc) })
+	for _, file := range vectorFiles(t, "callbacks") {
+		name := filepath.Base(file)
+		if name == "receiver.json" {
+			for _, tc := range loadCases[receiverCase](t, file) {
+				t.Run(name+"/"+tc.Name, func(t *testing.T) { runReceiverCase(t, tc) })
+			}
+			continue
+		}
+		for _, tc := range loadCases[callbackCase](t, file) {
+			t.Run(name+"/"+tc.Name, func(t *testing.T) { runCallbackCase(t, tc) })
 		}
 	}
 }
@@ -443,7 +481,7 @@ func verifyAndParse(tc callbackCase, header http.Header) (*dt.Callback, error) {
 		secs, _ := tc.ToleranceSeconds.Float64()
 		opts = append(opts, dt.WithTolerance(time.Duration(secs*float64(time.Second))))
 	}
-	v, err := dt.NewVerifier(tc.Secrets, opts...)
+	v, err := dt.NewWebhookVerifier(tc.Secrets, opts...)
 	if err != nil {
 		return nil, err
 	}

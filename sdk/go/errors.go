@@ -36,24 +36,30 @@ type ErrorDetail struct {
 	Reason string `json:"reason"`
 }
 
+// String is "<field> <reason>", e.g. "delaySeconds must not be negative".
+func (d ErrorDetail) String() string { return d.Field + " " + d.Reason }
+
 // APIError is the one error type of the client. It is returned for error responses, for
-// requests refused before sending (Code INVALID_ARGUMENT, Status 0) and for network failures
-// after the last retry (Code UNAVAILABLE, Status 0, the cause in Err).
+// requests refused before sending (Code INVALID_ARGUMENT, Status 0, the faults in Details) and for
+// network failures after the last retry (Code UNAVAILABLE, Status 0, the cause in Err).
 type APIError struct {
 	// Code is the service's stable machine code, e.g. "TASK_NOT_FOUND".
 	Code string
-	// Message is the human-readable text.
+	// Status is the HTTP status code; 0 when no response was received (or nothing was sent).
+	Status int
+	// Message is the human-readable text: the service's, or "<field> <reason>" of each fault
+	// found before sending.
 	Message string
 	// Details lists the offending fields, when the error has any.
 	Details []ErrorDetail
-	// Status is the HTTP status code; 0 when no response was received.
-	Status int
 	// RequestID is the X-Request-Id response header, when present.
 	RequestID string
 	// Err is the underlying cause of a network failure, or nil.
 	Err error
 }
 
+// Error reads "delayedtasks: CODE (HTTP status): message; <field> <reason>...", each fault once:
+// a detail the message already states is not repeated.
 func (e *APIError) Error() string {
 	var b strings.Builder
 	b.WriteString("delayedtasks: ")
@@ -61,16 +67,19 @@ func (e *APIError) Error() string {
 	if e.Status != 0 {
 		fmt.Fprintf(&b, " (HTTP %d)", e.Status)
 	}
+	sep := ": "
 	if e.Message != "" {
-		b.WriteString(": ")
-		b.WriteString(e.Message)
+		b.WriteString(sep + e.Message)
+		sep = "; "
 	}
 	for _, d := range e.Details {
-		fmt.Fprintf(&b, "; %s %s", d.Field, d.Reason)
+		if text := d.String(); !strings.Contains(e.Message, text) {
+			b.WriteString(sep + text)
+			sep = "; "
+		}
 	}
 	if e.Err != nil {
-		b.WriteString(": ")
-		b.WriteString(e.Err.Error())
+		b.WriteString(": " + e.Err.Error())
 	}
 	return b.String()
 }
@@ -110,7 +119,12 @@ func checkResponse(resp *http.Response, body []byte) error {
 	return envelope.Error.apiError(resp.StatusCode, resp.Header.Get(requestIDHeader))
 }
 
-// invalidArgument is the error of a request refused before sending.
+// invalidArgument is the error of a request refused before sending: its message states every
+// fault as "<field> <reason>".
 func invalidArgument(details []ErrorDetail) *APIError {
-	return &APIError{Code: CodeInvalidArgument, Message: "refused before sending", Details: details}
+	texts := make([]string, len(details))
+	for i, d := range details {
+		texts[i] = d.String()
+	}
+	return &APIError{Code: CodeInvalidArgument, Message: strings.Join(texts, "; "), Details: details}
 }

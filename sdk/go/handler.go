@@ -9,14 +9,14 @@ import (
 	"log/slog"
 	"math"
 	"net/http"
+	"runtime/debug"
 	"strconv"
-	"sync"
 	"time"
 )
 
-// HandlerFunc handles one callback of a task type. Returning nil acknowledges it (200). Return a
-// [RetryableError] to have the service retry later (503), a [PermanentError] to fail the task now
-// (422); any other error is answered 500, which the service retries too.
+// HandlerFunc handles one callback of a task type. Returning nil acknowledges it (200). Return
+// [Retry] to have the service deliver it again later (503), [Permanent] to fail the task now
+// (422); any other error (or a panic) is answered 500, which the service retries too.
 type HandlerFunc func(ctx context.Context, cb *Callback) error
 
 // RetryableError asks the service to deliver the callback again, after RetryAfter when set.
@@ -50,81 +50,50 @@ func errString(err error) string {
 	return err.Error()
 }
 
-// IdempotencyStore remembers the Idempotency-Key of every callback handled successfully.
-type IdempotencyStore interface {
-	// Seen reports whether key was recorded.
-	Seen(ctx context.Context, key string) (bool, error)
-	// Record records key; it is called only after the handler succeeded.
-	Record(ctx context.Context, key string) error
-}
-
-// MemoryStore is an in-process [IdempotencyStore] that forgets keys after a TTL. Use a shared
-// store (a database table, Redis) when several processes receive callbacks.
-type MemoryStore struct {
-	ttl       time.Duration
-	mu        sync.Mutex
-	keys      map[string]time.Time
-	nextPrune time.Time
-}
-
-// NewMemoryStore returns a store that remembers keys for ttl (0: 24 hours).
-func NewMemoryStore(ttl time.Duration) *MemoryStore {
-	if ttl <= 0 {
-		ttl = 24 * time.Hour
-	}
-	return &MemoryStore{ttl: ttl, keys: make(map[string]time.Time)}
-}
-
-// Seen reports whether key was recorded less than the TTL ago.
-func (s *MemoryStore) Seen(_ context.Context, key string) (bool, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	expires, ok := s.keys[key]
-	return ok && time.Now().Before(expires), nil
-}
-
-// Record remembers key; expired keys are dropped at most once a minute.
-func (s *MemoryStore) Record(_ context.Context, key string) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	now := time.Now()
-	if now.After(s.nextPrune) {
-		for k, expires := range s.keys {
-			if !now.Before(expires) {
-				delete(s.keys, k)
-			}
-		}
-		s.nextPrune = now.Add(time.Minute)
-	}
-	s.keys[key] = now.Add(s.ttl)
-	return nil
-}
-
 const defaultMaxBodyBytes = 1 << 20
 
-// CallbackHandler is an [http.Handler] receiving callbacks: it verifies the signature (with
-// [WithVerifier]), parses the body, skips keys already handled and calls the [HandlerFunc]
-// registered for the task type.
+// ErrUnsignedReceiver is returned by [NewCallbackHandler] given neither [WithVerifier] nor
+// [AllowUnsigned]: a receiver never accepts unsigned callbacks by accident.
+var ErrUnsignedReceiver = errors.New("delayedtasks: a callback handler needs WithVerifier (the webhook secrets), or AllowUnsigned() to accept unsigned callbacks")
+
+// CallbackHandler is an [http.Handler] receiving callbacks: it verifies the signature, parses the
+// body, skips keys already handled and calls the [HandlerFunc] registered for the task type. It
+// answers with a JSON body, the same in every SDK of the service:
 //
-//	Status answered: 200 handled (or handled before), 400 unparseable body, 401 bad signature,
-//	405 not a POST, 422 PermanentError or unknown task type, 503 RetryableError, 500 other error.
+//	200 {"status":"handled"}                                     the handler returned nil
+//	200 {"status":"duplicate"}                                   Idempotency-Key seen before; the handler is not run
+//	401 {"status":"refused","reason":"<WebhookError reason>"}    signature missing, invalid or expired
+//	400 {"status":"refused","reason":"invalid_body"}             a signed body that is not a callback
+//	503 {"status":"retry"} (+ Retry-After)                       the handler returned a RetryableError
+//	422 {"status":"failed"}                                      the handler returned a PermanentError
+//	422 {"status":"failed","reason":"no handler for task type"}  no handler for the task type
+//	500 {"status":"error"}                                       any other error or a panic (logged, never sent)
+//	405 {"status":"refused","reason":"method_not_allowed"}       not a POST
 type CallbackHandler struct {
-	handlers map[string]HandlerFunc
-	verifier *Verifier
-	store    IdempotencyStore
-	maxBody  int64
-	logger   *slog.Logger
+	handlers      map[string]HandlerFunc
+	verifier      *WebhookVerifier
+	allowUnsigned bool
+	store         IdempotencyStore
+	maxBody       int64
+	logger        *slog.Logger
 }
 
 // HandlerOption configures a [CallbackHandler].
 type HandlerOption func(*CallbackHandler)
 
-// WithVerifier checks every callback's signature; without it signatures are not checked.
-func WithVerifier(v *Verifier) HandlerOption {
+// WithVerifier checks every callback's signature with v.
+func WithVerifier(v *WebhookVerifier) HandlerOption {
 	return func(h *CallbackHandler) { h.verifier = v }
 }
 
-// WithIdempotencyStore replaces the default [MemoryStore]; nil turns the check off.
+// AllowUnsigned lets a handler without [WithVerifier] accept unsigned callbacks (a local setup
+// where the service signs nothing). It never weakens a verifier: with one, unsigned callbacks are
+// refused all the same.
+func AllowUnsigned() HandlerOption {
+	return func(h *CallbackHandler) { h.allowUnsigned = true }
+}
+
+// WithIdempotencyStore replaces the default [InMemoryIdempotencyStore]; nil turns the check off.
 func WithIdempotencyStore(s IdempotencyStore) HandlerOption {
 	return func(h *CallbackHandler) { h.store = s }
 }
@@ -134,23 +103,27 @@ func WithMaxBodyBytes(n int64) HandlerOption {
 	return func(h *CallbackHandler) { h.maxBody = n }
 }
 
-// WithLogger receives handler errors and rejected callbacks (default slog.Default()).
+// WithLogger receives handler errors and refused callbacks (default slog.Default()).
 func WithLogger(l *slog.Logger) HandlerOption {
 	return func(h *CallbackHandler) { h.logger = l }
 }
 
-// NewCallbackHandler returns a handler with no task types registered.
-func NewCallbackHandler(opts ...HandlerOption) *CallbackHandler {
+// NewCallbackHandler returns a handler with no task types registered. It fails with
+// [ErrUnsignedReceiver] given neither [WithVerifier] nor [AllowUnsigned].
+func NewCallbackHandler(opts ...HandlerOption) (*CallbackHandler, error) {
 	h := &CallbackHandler{
 		handlers: make(map[string]HandlerFunc),
-		store:    NewMemoryStore(0),
+		store:    NewInMemoryIdempotencyStore(0),
 		maxBody:  defaultMaxBodyBytes,
 		logger:   slog.Default(),
 	}
 	for _, opt := range opts {
 		opt(h)
 	}
-	return h
+	if h.verifier == nil && !h.allowUnsigned {
+		return nil, ErrUnsignedReceiver
+	}
+	return h, nil
 }
 
 // Handle registers fn for taskType. It panics when taskType is already registered, like
@@ -162,50 +135,70 @@ func (h *CallbackHandler) Handle(taskType string, fn HandlerFunc) {
 	h.handlers[taskType] = fn
 }
 
+// The answers of a CallbackHandler.
+var (
+	answerHandled   = answer{Status: "handled"}
+	answerDuplicate = answer{Status: "duplicate"}
+	answerRetry     = answer{Status: "retry"}
+	answerFailed    = answer{Status: "failed"}
+	answerNoHandler = answer{Status: "failed", Reason: "no handler for task type"}
+	answerError     = answer{Status: "error"}
+)
+
+// answer is the JSON body of every reply of a CallbackHandler.
+type answer struct {
+	Status string `json:"status"`
+	Reason string `json:"reason,omitempty"`
+}
+
+func refused(reason string) answer { return answer{Status: "refused", Reason: reason} }
+
 // ServeHTTP answers one callback delivery.
 func (h *CallbackHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	ctx := r.Context()
 	if r.Method != http.MethodPost {
 		w.Header().Set("Allow", http.MethodPost)
-		reply(w, http.StatusMethodNotAllowed, "method_not_allowed")
+		reply(w, http.StatusMethodNotAllowed, refused("method_not_allowed"))
 		return
 	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, h.maxBody))
 	if err != nil {
-		reply(w, http.StatusBadRequest, ReasonInvalidBody)
+		reply(w, http.StatusBadRequest, refused(ReasonInvalidBody))
 		return
 	}
 	if h.verifier != nil {
 		if err := h.verifier.Verify(r.Header, body); err != nil {
-			h.logger.WarnContext(r.Context(), "callback rejected", "error", err)
-			reply(w, http.StatusUnauthorized, reasonOf(err))
+			h.logger.WarnContext(ctx, "callback refused", "error", err)
+			reply(w, http.StatusUnauthorized, refused(reasonOf(err)))
 			return
 		}
 	}
 	cb, err := ParseCallback(body)
 	if err != nil {
-		reply(w, http.StatusBadRequest, ReasonInvalidBody)
+		h.logger.WarnContext(ctx, "callback refused", "error", err)
+		reply(w, http.StatusBadRequest, refused(ReasonInvalidBody))
 		return
 	}
-	ctx := r.Context()
 	key := r.Header.Get("Idempotency-Key")
 	if key != "" && h.store != nil {
 		seen, err := h.store.Seen(ctx, key)
 		if err != nil {
 			h.logger.ErrorContext(ctx, "idempotency store", "error", err)
-			reply(w, http.StatusInternalServerError, "internal")
+			reply(w, http.StatusInternalServerError, answerError)
 			return
 		}
 		if seen {
-			reply(w, http.StatusOK, "duplicate")
+			reply(w, http.StatusOK, answerDuplicate)
 			return
 		}
 	}
 	fn, ok := h.handlers[cb.TaskType]
 	if !ok {
-		reply(w, http.StatusUnprocessableEntity, "unknown_task_type")
+		h.logger.WarnContext(ctx, "callback of a task type without handler", "taskId", cb.TaskID, "taskType", cb.TaskType)
+		reply(w, http.StatusUnprocessableEntity, answerNoHandler)
 		return
 	}
-	if err := fn(ctx, cb); err != nil {
+	if err := callHandler(ctx, fn, cb); err != nil {
 		h.replyError(w, r, cb, err)
 		return
 	}
@@ -216,7 +209,21 @@ func (h *CallbackHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			h.logger.ErrorContext(ctx, "idempotency store", "error", err)
 		}
 	}
-	reply(w, http.StatusOK, "ok")
+	reply(w, http.StatusOK, answerHandled)
+}
+
+// callHandler runs fn, turning a panic into an error (with its stack, for the log) so that the
+// delivery is answered 500 like any other unexpected failure.
+func callHandler(ctx context.Context, fn HandlerFunc, cb *Callback) (err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			if v == http.ErrAbortHandler {
+				panic(v)
+			}
+			err = fmt.Errorf("handler panicked: %v\n%s", v, debug.Stack())
+		}
+	}()
+	return fn(ctx, cb)
 }
 
 func (h *CallbackHandler) replyError(w http.ResponseWriter, r *http.Request, cb *Callback, err error) {
@@ -226,17 +233,17 @@ func (h *CallbackHandler) replyError(w http.ResponseWriter, r *http.Request, cb 
 	switch {
 	case errors.As(err, &permanent):
 		h.logger.WarnContext(r.Context(), "callback failed permanently", attrs...)
-		reply(w, http.StatusUnprocessableEntity, "permanent_error")
+		reply(w, http.StatusUnprocessableEntity, answerFailed)
 	case errors.As(err, &retryable):
 		h.logger.InfoContext(r.Context(), "callback to be retried", attrs...)
 		if retryable.RetryAfter > 0 {
 			secs := int64(math.Ceil(retryable.RetryAfter.Seconds()))
 			w.Header().Set("Retry-After", strconv.FormatInt(secs, 10))
 		}
-		reply(w, http.StatusServiceUnavailable, "retry")
+		reply(w, http.StatusServiceUnavailable, answerRetry)
 	default:
 		h.logger.ErrorContext(r.Context(), "callback handler failed", attrs...)
-		reply(w, http.StatusInternalServerError, "internal")
+		reply(w, http.StatusInternalServerError, answerError)
 	}
 }
 
@@ -245,11 +252,11 @@ func reasonOf(err error) string {
 	if errors.As(err, &we) {
 		return we.Reason
 	}
-	return "invalid"
+	return ReasonNoMatchingSignature
 }
 
-func reply(w http.ResponseWriter, status int, result string) {
+func reply(w http.ResponseWriter, status int, a answer) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
-	_ = json.NewEncoder(w).Encode(map[string]string{"result": result})
+	_ = json.NewEncoder(w).Encode(a)
 }

@@ -1,21 +1,47 @@
 #!/usr/bin/env bash
-# `go get`s the module through the file GOPROXY pack.sh filled, in a fresh module outside the
-# repository, and runs the README's first example (a whole program) against the live stack
-# (DTS_URL, DTS_API_KEY): create, get, cancel. Usage: sdk/go/install-test.sh OUT. Last line: go-install: ...
+# Gets the module through the file GOPROXY pack.sh filled, in a fresh module outside the
+# repository, the way the README tells a user to (GOPROXY=file://..., GONOSUMDB for this module so
+# no checksum database is asked), then builds and runs the README's first Go block (a whole
+# program: create, status, cancel) against the live stack (DTS_URL, DTS_API_KEY).
+# Usage: sdk/go/install-test.sh OUT. Last line: go-install: N passed, N failed, 0 skipped.
 set -uo pipefail
 out="${1:?usage: install-test.sh OUT}"
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-summary() { echo "go-install: $1 passed, $2 failed, 0 skipped"; }
-proxy="$(cd "$out/go/proxy" 2>/dev/null && pwd)" || { echo "no $out/go/proxy: run pack.sh first" >&2; summary 0 1; exit 1; }
+passed=0
+failed=0
+step() { # step NAME COMMAND...: runs one counted step
+  local name="$1"
+  shift
+  if "$@"; then
+    passed=$((passed + 1))
+  else
+    echo "go-install: $name failed" >&2
+    failed=$((failed + 1))
+  fi
+}
+summary() { echo "go-install: $passed passed, $failed failed, 0 skipped"; }
+proxy="$(cd "$out/go/proxy" 2>/dev/null && pwd)" || {
+  echo "no $out/go/proxy: run pack.sh first" >&2
+  failed=1
+  summary
+  exit 1
+}
+[[ -n "${DTS_URL:-}" ]] || echo "DTS_URL is not set: the program will fail (start scripts/live-stack.sh)" >&2
 module="$(cd "$here" && go list -m)"
 version="v$(sed -nE 's/^const Version = "([^"]+)"/\1/p' "$here/client.go")"
 project="$(mktemp -d)"
 # The module cache is read-only: go clean removes it before the folder goes.
 trap 'go clean -modcache >/dev/null 2>&1; rm -rf "$project"' EXIT
 cd "$project"
-# Only our proxy, no checksum database (the module is not public yet); a fresh module cache.
-export GOPROXY="file://$proxy" GOSUMDB=off GOFLAGS=-mod=mod GOMODCACHE="$project/modcache"
+export GOPROXY="file://$proxy" GONOSUMDB="github.com/delayed-tasks" GOFLAGS=-mod=mod GOMODCACHE="$project/modcache" GOWORK=off
 go mod init example.com/sdk-install-test >/dev/null 2>&1
-go get "$module@$version" || { summary 0 1; exit 1; }
+step "go get $module@$version" go get "$module@$version"
 awk '/^```go$/{f=1;next} /^```$/{if(f){exit}} f' "$here/README.md" >main.go
-if go run .; then summary 1 0; else summary 0 1; exit 1; fi
+step "build the README program" go build -o program .
+if [[ -x program ]]; then
+  step "run the README program against ${DTS_URL:-(unset)}" ./program
+else
+  failed=$((failed + 1))
+fi
+summary
+[[ $failed -eq 0 ]]

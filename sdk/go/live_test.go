@@ -5,8 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http/httptest"
 	"os"
+	"slices"
+	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -48,7 +52,7 @@ func waitFor(ctx context.Context, t *testing.T, c *dt.Client, taskID string, wan
 	start := time.Now()
 	deadline := start.Add(90 * time.Second)
 	for {
-		task, err := c.Get(ctx, taskID)
+		task, err := c.Status(ctx, taskID)
 		if err != nil {
 			t.Fatalf("get %s: %v", taskID, err)
 		}
@@ -63,14 +67,14 @@ func waitFor(ctx context.Context, t *testing.T, c *dt.Client, taskID string, wan
 	}
 }
 
-func TestLiveCreateGetCancel(t *testing.T) {
+func TestLiveCreateStatusCancel(t *testing.T) {
 	c := liveClient(t)
 	ctx := context.Background()
 	task, created, err := c.Create(ctx, &dt.CreateTaskRequest{
-		TaskType:     "go.live",
-		Payload:      map[string]any{"orderId": "10023"},
-		DelaySeconds: dt.Ptr(time.Hour),
-		CallbackURL:  "http://127.0.0.1:9/never",
+		TaskType:    "go.live",
+		Payload:     map[string]any{"orderId": "10023"},
+		Delay:       time.Hour,
+		CallbackURL: "http://127.0.0.1:9/never",
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -81,7 +85,7 @@ func TestLiveCreateGetCancel(t *testing.T) {
 	if d := time.Until(task.ExecuteAt); d < 59*time.Minute || d > 61*time.Minute {
 		t.Errorf("executeAt %v is not an hour from now", task.ExecuteAt)
 	}
-	got, err := c.Get(ctx, task.TaskID)
+	got, err := c.Status(ctx, task.TaskID)
 	if err != nil || got.TaskID != task.TaskID || got.Payload["orderId"] != "10023" {
 		t.Fatalf("get: %+v %v", got, err)
 	}
@@ -92,7 +96,7 @@ func TestLiveCreateGetCancel(t *testing.T) {
 	if cancelled.Status != dt.StatusCancelled {
 		waitFor(ctx, t, c, task.TaskID, dt.StatusCancelled)
 	}
-	_, err = c.Get(ctx, liveID("absent"))
+	_, err = c.Status(ctx, liveID("absent"))
 	var apiErr *dt.APIError
 	if !errors.As(err, &apiErr) || apiErr.Code != dt.CodeTaskNotFound || apiErr.Status != 404 {
 		t.Errorf("get of an absent task: %v", err)
@@ -103,11 +107,11 @@ func TestLiveIdempotentCreateAndConflict(t *testing.T) {
 	c := liveClient(t)
 	ctx := context.Background()
 	req := &dt.CreateTaskRequest{
-		TaskID:       liveID("idem"),
-		TaskType:     "go.live",
-		Payload:      map[string]any{"n": 1},
-		DelaySeconds: dt.Ptr(time.Hour),
-		CallbackURL:  "http://127.0.0.1:9/never",
+		TaskID:      liveID("idem"),
+		TaskType:    "go.live",
+		Payload:     map[string]any{"n": 1},
+		Delay:       time.Hour,
+		CallbackURL: "http://127.0.0.1:9/never",
 	}
 	first, created, err := c.Create(ctx, req)
 	if err != nil || !created {
@@ -134,7 +138,7 @@ func TestLiveReschedule(t *testing.T) {
 	ctx := context.Background()
 	task, _, err := c.Create(ctx, &dt.CreateTaskRequest{
 		TaskID: liveID("resched"), TaskType: "go.live", Payload: map[string]any{},
-		DelaySeconds: dt.Ptr(time.Hour), CallbackURL: "http://127.0.0.1:9/never",
+		Delay: time.Hour, CallbackURL: "http://127.0.0.1:9/never",
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -149,7 +153,7 @@ func TestLiveReschedule(t *testing.T) {
 		deadline := time.Now().Add(30 * time.Second)
 		for !moved.ExecuteAt.Equal(at) && time.Now().Before(deadline) {
 			time.Sleep(200 * time.Millisecond)
-			if moved, err = c.Get(ctx, task.TaskID); err != nil {
+			if moved, err = c.Status(ctx, task.TaskID); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -172,15 +176,19 @@ type receiver struct {
 func newReceiver(t *testing.T, fn dt.HandlerFunc) *receiver {
 	t.Helper()
 	r := &receiver{}
-	var opts []dt.HandlerOption
+	opts := []dt.HandlerOption{dt.AllowUnsigned()} // a stack that signs nothing
 	if secret := os.Getenv("DTS_WEBHOOK_SECRET"); secret != "" {
-		v, err := dt.NewVerifier([]string{secret})
+		v, err := dt.NewWebhookVerifier([]string{secret})
 		if err != nil {
 			t.Fatal(err)
 		}
-		opts = append(opts, dt.WithVerifier(v))
+		opts = []dt.HandlerOption{dt.WithVerifier(v)}
 	}
-	h := dt.NewCallbackHandler(opts...)
+	opts = append(opts, dt.WithLogger(slog.New(slog.NewTextHandler(testLog{t}, nil))))
+	h, err := dt.NewCallbackHandler(opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
 	h.Handle("go.live", func(ctx context.Context, cb *dt.Callback) error {
 		r.mu.Lock()
 		r.received = append(r.received, cb)
@@ -190,6 +198,14 @@ func newReceiver(t *testing.T, fn dt.HandlerFunc) *receiver {
 	r.Server = httptest.NewServer(h)
 	t.Cleanup(r.Close)
 	return r
+}
+
+// testLog writes the receiver's log into the test's output (shown when it fails or with -v).
+type testLog struct{ t *testing.T }
+
+func (w testLog) Write(p []byte) (int, error) {
+	w.t.Log(strings.TrimSuffix(string(p), "\n"))
+	return len(p), nil
 }
 
 func (r *receiver) calls() []*dt.Callback {
@@ -205,8 +221,8 @@ func TestLiveDueTaskDeliveredToHandler(t *testing.T) {
 	id := liveID("due")
 	_, _, err := c.Create(ctx, &dt.CreateTaskRequest{
 		TaskID: id, TaskType: "go.live", CallbackURL: rcv.URL + "/callbacks", TraceID: "trace-" + id,
-		Payload:      map[string]any{"orderId": "10023", "amount": 12.5, "max": int64(1<<53 - 1), "items": []any{"a", "b"}},
-		DelaySeconds: dt.Ptr(500 * time.Millisecond),
+		Payload: map[string]any{"orderId": "10023", "amount": 12.5, "max": int64(1<<53 - 1), "items": []any{"a", "b"}},
+		Delay:   500 * time.Millisecond,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -236,7 +252,7 @@ func TestLivePermanentFailureThenReplayWithEditedPayload(t *testing.T) {
 	id := liveID("replay")
 	_, _, err := c.Create(ctx, &dt.CreateTaskRequest{
 		TaskID: id, TaskType: "go.live", CallbackURL: rcv.URL,
-		Payload: map[string]any{"fixed": false}, DelaySeconds: dt.Ptr(time.Duration(0)), MaxRetries: dt.Ptr(3),
+		Payload: map[string]any{"fixed": false}, ExecuteAt: time.Now(), MaxRetries: dt.Ptr(3),
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -260,7 +276,7 @@ func TestLiveCreateTasks(t *testing.T) {
 	ctx := context.Background()
 	item := func(id string, payload map[string]any) *dt.CreateTaskRequest {
 		return &dt.CreateTaskRequest{TaskID: id, TaskType: "go.live", Payload: payload,
-			DelaySeconds: dt.Ptr(time.Hour), CallbackURL: "http://127.0.0.1:9/never"}
+			Delay: time.Hour, CallbackURL: "http://127.0.0.1:9/never"}
 	}
 	invalid := item(liveID("batch-c"), map[string]any{})
 	invalid.TaskType = "Not A Type!"
@@ -289,11 +305,11 @@ func TestLiveCreateTasks(t *testing.T) {
 		t.Fatalf("results %v, want %v", codes, want)
 	}
 	generated := results[1].TaskID
-	if task, err := c.Get(ctx, generated); err != nil || !uuidV4.MatchString(generated) || task.Status != dt.StatusScheduled {
+	if task, err := c.Status(ctx, generated); err != nil || !uuidV4.MatchString(generated) || task.Status != dt.StatusScheduled {
 		t.Fatalf("generated %q: %+v %v", generated, task, err)
 	}
 	var apiErr *dt.APIError
-	if _, err := c.Get(ctx, invalid.TaskID); !errors.As(err, &apiErr) || apiErr.Code != dt.CodeTaskNotFound {
+	if _, err := c.Status(ctx, invalid.TaskID); !errors.As(err, &apiErr) || apiErr.Code != dt.CodeTaskNotFound {
 		t.Errorf("the refused item created something: %v", err)
 	}
 	again, err := c.CreateTasks(ctx, []*dt.CreateTaskRequest{item(liveID("batch-a"), map[string]any{"n": 1})})
@@ -304,5 +320,50 @@ func TestLiveCreateTasks(t *testing.T) {
 		if _, err := c.Cancel(ctx, id); err != nil {
 			t.Fatal(err)
 		}
+	}
+}
+
+func TestLiveListAllFilters(t *testing.T) {
+	c := liveClient(t)
+	ctx := context.Background()
+	prefix := "go-list-" + runID + "-"
+	now := time.Now()
+	for i := range 3 {
+		_, _, err := c.Create(ctx, &dt.CreateTaskRequest{
+			TaskID: prefix + strconv.Itoa(i), TaskType: "go.live", Payload: map[string]any{},
+			Delay: time.Duration(i+1) * time.Hour, CallbackURL: "http://127.0.0.1:9/never",
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Cleanup(func() {
+		for i := range 3 {
+			_, _ = c.Cancel(ctx, prefix+strconv.Itoa(i))
+		}
+	})
+	ids := func(opts *dt.ListOptions) []string {
+		var out []string
+		for task, err := range c.ListAll(ctx, opts) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, task.TaskID)
+		}
+		slices.Sort(out)
+		return out
+	}
+	// The list reads the visibility store, which follows the tasks within moments: poll.
+	deadline := time.Now().Add(30 * time.Second)
+	all := &dt.ListOptions{IDPrefix: prefix, Status: dt.StatusScheduled, PageSize: 2}
+	for got := ids(all); len(got) != 3; got = ids(all) {
+		if time.Now().After(deadline) {
+			t.Fatalf("ListAll by prefix %s: %v after 30 s, want 3 tasks over 2 pages", prefix, got)
+		}
+		time.Sleep(200 * time.Millisecond) // polling interval, not synchronisation
+	}
+	due := ids(&dt.ListOptions{IDPrefix: prefix, DueAfter: now.Add(90 * time.Minute), DueBefore: now.Add(150 * time.Minute)})
+	if want := []string{prefix + "1"}; !slices.Equal(due, want) {
+		t.Errorf("due between 1.5 h and 2.5 h from now: %v, want %v", due, want)
 	}
 }

@@ -28,9 +28,11 @@ type TaskError struct {
 	StatusCode int `json:"statusCode,omitempty"`
 }
 
-// Task is a task as the service reports it. Payload numbers are [encoding/json.Number].
+// Task is a task as the service reports it. Owner is the team or service it belongs to (the owner
+// of the API key that created it). Payload numbers are [encoding/json.Number].
 type Task struct {
 	TaskID         string         `json:"taskId"`
+	Owner          string         `json:"owner"`
 	TaskType       string         `json:"taskType"`
 	Status         TaskStatus     `json:"status"`
 	ExecuteAt      time.Time      `json:"executeAt"`
@@ -49,11 +51,39 @@ type Task struct {
 	NextAttemptAt *time.Time `json:"nextAttemptAt"`
 	FiredAt       *time.Time `json:"firedAt"`
 	CompletedAt   *time.Time `json:"completedAt"`
+	// AttemptHistory is the newest 50 callback attempts of the current run, oldest first; empty
+	// when the answer has none (a create, a key without tasks:read).
+	AttemptHistory []TaskAttempt `json:"attemptHistory,omitempty"`
+}
+
+// AttemptOutcome is how one callback attempt ended.
+type AttemptOutcome string
+
+// The attempt outcomes.
+const (
+	OutcomeSucceeded      AttemptOutcome = "SUCCEEDED"       // 2xx
+	OutcomeRetryableError AttemptOutcome = "RETRYABLE_ERROR" // 408, 425, 429, 5xx, timeout, network
+	OutcomePermanentError AttemptOutcome = "PERMANENT_ERROR" // other 4xx, 3xx, refused
+	OutcomeCancelled      AttemptOutcome = "CANCELLED"       // cancelled in flight
+)
+
+// TaskAttempt is one callback attempt of a task.
+type TaskAttempt struct {
+	// Attempt is 1 for the first attempt.
+	Attempt    int            `json:"attempt"`
+	StartedAt  time.Time      `json:"startedAt"`
+	FinishedAt time.Time      `json:"finishedAt"`
+	Outcome    AttemptOutcome `json:"outcome"`
+	// StatusCode is the HTTP status the callback answered; 0 when it did not answer.
+	StatusCode int `json:"statusCode,omitempty"`
+	// Error is why the attempt failed; empty when it succeeded.
+	Error string `json:"error,omitempty"`
 }
 
 // TaskSummary is one entry of a list: the task without its payload.
 type TaskSummary struct {
 	TaskID      string     `json:"taskId"`
+	Owner       string     `json:"owner"`
 	TaskType    string     `json:"taskType"`
 	Status      TaskStatus `json:"status"`
 	ExecuteAt   *time.Time `json:"executeAt"`
@@ -72,21 +102,21 @@ type TaskList struct {
 	NextPageToken string `json:"nextPageToken"`
 }
 
-// Ptr returns a pointer to v, for the optional fields that need one (DelaySeconds, MaxRetries).
+// Ptr returns a pointer to v, for the optional fields that need one (MaxRetries, where 0 is a
+// value of its own).
 func Ptr[T any](v T) *T { return &v }
 
-// CreateTaskRequest is a new task. Set exactly one of DelaySeconds and ExecuteAt; zero values of
-// the other fields are not sent, so the service's defaults (or the task type's policy) apply.
+// CreateTaskRequest is a new task. Set exactly one of Delay and ExecuteAt; zero values of the
+// other fields are not sent, so the service's defaults (or the task type's policy) apply.
 type CreateTaskRequest struct {
 	TaskType string
 	// Payload is given to the callback unchanged. It must not be nil; numbers must be finite and
 	// integers within ±(2^53-1) (send larger ones as strings).
 	Payload map[string]any
-	// DelaySeconds runs the task this long from now (millisecond precision), e.g.
-	// delayedtasks.Ptr(30 * time.Minute). The name is the wire name delaySeconds by the one
-	// naming rule all four SDKs share; the type is a time.Duration, sent as seconds.
-	DelaySeconds *time.Duration //lint:ignore ST1011 wire name delaySeconds, shared by every SDK
-	// ExecuteAt runs the task at this time.
+	// Delay runs the task this long from now (millisecond precision), sent as delaySeconds. Zero
+	// means not set: to run a task now, set ExecuteAt to time.Now().
+	Delay time.Duration
+	// ExecuteAt runs the task at this time (sent in UTC with milliseconds).
 	ExecuteAt   time.Time
 	CallbackURL string
 	// TaskID is generated (UUID v4) when empty, once, so that retries of the create cannot
@@ -137,11 +167,11 @@ func newCreateBody(req *CreateTaskRequest) (createBody, error) {
 	}
 	var details []ErrorDetail
 	if req.Payload == nil {
-		details = append(details, ErrorDetail{Field: "payload", Reason: "must be an object"})
+		details = append(details, ErrorDetail{Field: "payload", Reason: reasonNotObject})
 	} else {
 		details = checkPayload(req.Payload, "payload", details)
 	}
-	delay, executeAt, details := checkWhen(req.DelaySeconds, req.ExecuteAt, true, details)
+	delay, executeAt, details := checkWhen(req.Delay, req.ExecuteAt, true, details)
 	if len(details) > 0 {
 		return createBody{}, invalidArgument(details)
 	}
@@ -164,8 +194,8 @@ func newCreateBody(req *CreateTaskRequest) (createBody, error) {
 	return body, nil
 }
 
-// Get returns the task, closed tasks included.
-func (c *Client) Get(ctx context.Context, taskID string) (*Task, error) {
+// Status returns the task (its status, attempts and last error), closed tasks included.
+func (c *Client) Status(ctx context.Context, taskID string) (*Task, error) {
 	return c.taskCall(ctx, http.MethodGet, taskID, "", nil)
 }
 
@@ -175,10 +205,11 @@ func (c *Client) Cancel(ctx context.Context, taskID string) (*Task, error) {
 	return c.taskCall(ctx, http.MethodPost, taskID, "/cancel", nil)
 }
 
-// RescheduleRequest moves a SCHEDULED task. Set exactly one of DelaySeconds and ExecuteAt.
+// RescheduleRequest moves a SCHEDULED task. Set exactly one of Delay (from now; zero means not
+// set) and ExecuteAt.
 type RescheduleRequest struct {
-	DelaySeconds *time.Duration //lint:ignore ST1011 wire name delaySeconds, shared by every SDK
-	ExecuteAt    time.Time
+	Delay     time.Duration
+	ExecuteAt time.Time
 }
 
 type whenBody struct {
@@ -191,7 +222,7 @@ func (c *Client) Reschedule(ctx context.Context, taskID string, req *RescheduleR
 	if req == nil {
 		req = &RescheduleRequest{}
 	}
-	delay, executeAt, details := checkWhen(req.DelaySeconds, req.ExecuteAt, true, nil)
+	delay, executeAt, details := checkWhen(req.Delay, req.ExecuteAt, true, nil)
 	if len(details) > 0 {
 		return nil, invalidArgument(details)
 	}
@@ -199,12 +230,12 @@ func (c *Client) Reschedule(ctx context.Context, taskID string, req *RescheduleR
 }
 
 // ReplayRequest overrides parts of a task for its new run; nil or zero fields keep the task's
-// own. Without DelaySeconds and ExecuteAt the new run fires now; set at most one of them.
+// own. Without Delay and ExecuteAt the new run fires now; set at most one of them.
 type ReplayRequest struct {
 	Payload        map[string]any
 	PayloadVersion int
 	MaxRetries     *int
-	DelaySeconds   *time.Duration //lint:ignore ST1011 wire name delaySeconds, shared by every SDK
+	Delay          time.Duration
 	ExecuteAt      time.Time
 }
 
@@ -224,7 +255,7 @@ func (c *Client) Replay(ctx context.Context, taskID string, req *ReplayRequest) 
 	if req.Payload != nil {
 		details = checkPayload(req.Payload, "payload", details)
 	}
-	delay, executeAt, details := checkWhen(req.DelaySeconds, req.ExecuteAt, false, details)
+	delay, executeAt, details := checkWhen(req.Delay, req.ExecuteAt, false, details)
 	if len(details) > 0 {
 		return nil, invalidArgument(details)
 	}
@@ -254,6 +285,14 @@ func (c *Client) taskCall(ctx context.Context, method, taskID, action string, bo
 type ListOptions struct {
 	Status   TaskStatus
 	TaskType string
+	// IDPrefix keeps tasks whose id starts with it (case-sensitive).
+	IDPrefix string
+	// Owner keeps this owner's tasks (admin keys only; default for admin: every owner's).
+	Owner string
+	// DueAfter keeps tasks due at or after it; DueBefore those due before it. Sent in UTC with
+	// milliseconds.
+	DueAfter  time.Time
+	DueBefore time.Time
 	// PageSize is 1..1000 (service default 50).
 	PageSize int
 	// PageToken is the NextPageToken of the previous page.
@@ -265,18 +304,25 @@ func (o *ListOptions) query() url.Values {
 	if o == nil {
 		return q
 	}
-	if o.Status != "" {
-		q.Set("status", string(o.Status))
+	set := func(name, value string) {
+		if value != "" {
+			q.Set(name, value)
+		}
 	}
-	if o.TaskType != "" {
-		q.Set("taskType", o.TaskType)
+	set("status", string(o.Status))
+	set("taskType", o.TaskType)
+	set("idPrefix", o.IDPrefix)
+	set("owner", o.Owner)
+	if !o.DueAfter.IsZero() {
+		q.Set("dueAfter", formatTime(o.DueAfter))
+	}
+	if !o.DueBefore.IsZero() {
+		q.Set("dueBefore", formatTime(o.DueBefore))
 	}
 	if o.PageSize != 0 {
 		q.Set("pageSize", strconv.Itoa(o.PageSize))
 	}
-	if o.PageToken != "" {
-		q.Set("pageToken", o.PageToken)
-	}
+	set("pageToken", o.PageToken)
 	return q
 }
 

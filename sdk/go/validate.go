@@ -17,11 +17,6 @@ const maxSafeInteger = 1<<53 - 1
 
 var maxSafeBig = big.NewInt(maxSafeInteger)
 
-const (
-	reasonNotFinite = "is not a finite number"
-	reasonUnsafeInt = "is an integer beyond ±(2^53-1); send large numbers as strings"
-)
-
 // checkPayload walks v and appends a detail for every non-finite number and every integer beyond
 // ±(2^53-1), at its dotted path (array indexes as path elements: "payload.items.2").
 func checkPayload(v any, path string, details []ErrorDetail) []ErrorDetail {
@@ -166,20 +161,34 @@ func checkNumber(n json.Number, path string, details []ErrorDetail) []ErrorDetai
 	return checkFloat(f, path, details)
 }
 
-// checkWhen checks the pair delaySeconds/executeAt and returns their wire values. With required,
-// exactly one must be set; otherwise at most one.
-func checkWhen(delay *time.Duration, executeAt time.Time, required bool, details []ErrorDetail) (*float64, string, []ErrorDetail) {
+// The reasons of the checks made before sending, word for word the same in every SDK.
+const (
+	reasonNotFinite      = "is not a finite number"
+	reasonUnsafeInt      = "is an integer beyond ±(2^53-1); send large ids and amounts as strings"
+	reasonNotObject      = "must be a JSON object"
+	reasonNegative       = "must not be negative"
+	reasonExactlyOneWhen = "give exactly one of delaySeconds or executeAt"
+	reasonAtMostOneWhen  = "give at most one of delaySeconds or executeAt"
+)
+
+// checkWhen checks the pair Delay/ExecuteAt (zero values are not set) and returns their wire
+// values. With required, exactly one must be set; otherwise at most one.
+func checkWhen(delay time.Duration, executeAt time.Time, required bool, details []ErrorDetail) (*float64, string, []ErrorDetail) {
 	switch {
-	case delay != nil && !executeAt.IsZero():
-		return nil, "", append(details, ErrorDetail{Field: "delaySeconds", Reason: "and executeAt are exclusive: set one"})
-	case delay == nil && executeAt.IsZero():
+	case delay != 0 && !executeAt.IsZero():
+		reason := reasonAtMostOneWhen
 		if required {
-			details = append(details, ErrorDetail{Field: "delaySeconds", Reason: "or executeAt is required"})
+			reason = reasonExactlyOneWhen
+		}
+		return nil, "", append(details, ErrorDetail{Field: "delaySeconds", Reason: reason})
+	case delay == 0 && executeAt.IsZero():
+		if required {
+			details = append(details, ErrorDetail{Field: "delaySeconds", Reason: reasonExactlyOneWhen})
 		}
 		return nil, "", details
-	case delay != nil:
-		if *delay < 0 {
-			return nil, "", append(details, ErrorDetail{Field: "delaySeconds", Reason: "must not be negative"})
+	case delay != 0:
+		if delay < 0 {
+			return nil, "", append(details, ErrorDetail{Field: "delaySeconds", Reason: reasonNegative})
 		}
 		secs := float64(delay.Round(time.Millisecond).Milliseconds()) / 1000
 		return &secs, "", details

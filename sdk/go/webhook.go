@@ -115,35 +115,36 @@ func ParseCallback(body []byte) (*Callback, error) {
 	return cb, nil
 }
 
-// Verifier checks the Standard Webhooks signature of callbacks
+// WebhookVerifier checks the Standard Webhooks signature of callbacks
 // (https://www.standardwebhooks.com): the headers webhook-id, webhook-timestamp and
 // webhook-signature, an HMAC-SHA256 of "id.timestamp.body" with any of its secrets.
-type Verifier struct {
+type WebhookVerifier struct {
 	keys      [][]byte
 	tolerance time.Duration
 	now       func() time.Time
 }
 
-// VerifierOption configures a [Verifier].
-type VerifierOption func(*Verifier)
+// VerifierOption configures a [WebhookVerifier].
+type VerifierOption func(*WebhookVerifier)
 
 // WithTolerance sets how far webhook-timestamp may be from now, either way (default 300 s).
 func WithTolerance(d time.Duration) VerifierOption {
-	return func(v *Verifier) { v.tolerance = d }
+	return func(v *WebhookVerifier) { v.tolerance = d }
 }
 
 // WithClock replaces time.Now, for tests.
 func WithClock(now func() time.Time) VerifierOption {
-	return func(v *Verifier) { v.now = now }
+	return func(v *WebhookVerifier) { v.now = now }
 }
 
-// NewVerifier accepts callbacks signed with any of secrets ("whsec_<base64>"; several while a
-// secret is being rotated). It fails with reason invalid_secret when a secret does not decode.
-func NewVerifier(secrets []string, opts ...VerifierOption) (*Verifier, error) {
+// NewWebhookVerifier accepts callbacks signed with any of secrets ("whsec_<base64>"; several
+// while a secret is being rotated). It fails with reason invalid_secret when there is none or a
+// secret does not decode.
+func NewWebhookVerifier(secrets []string, opts ...VerifierOption) (*WebhookVerifier, error) {
 	if len(secrets) == 0 {
 		return nil, &WebhookError{Reason: ReasonInvalidSecret, Err: errors.New("no secret given")}
 	}
-	v := &Verifier{tolerance: DefaultTolerance, now: time.Now}
+	v := &WebhookVerifier{tolerance: DefaultTolerance, now: time.Now}
 	for _, s := range secrets {
 		encoded, ok := strings.CutPrefix(s, "whsec_")
 		if !ok {
@@ -166,7 +167,7 @@ func NewVerifier(secrets []string, opts ...VerifierOption) (*Verifier, error) {
 
 // Verify checks the signature of body, the raw bytes of the request, against header. It returns
 // nil or a *[WebhookError].
-func (v *Verifier) Verify(header http.Header, body []byte) error {
+func (v *WebhookVerifier) Verify(header http.Header, body []byte) error {
 	id := header.Get("webhook-id")
 	ts := header.Get("webhook-timestamp")
 	signatures := header.Get("webhook-signature")
@@ -206,7 +207,7 @@ func (v *Verifier) Verify(header http.Header, body []byte) error {
 }
 
 // VerifyAndParse verifies the signature, then parses the body.
-func (v *Verifier) VerifyAndParse(header http.Header, body []byte) (*Callback, error) {
+func (v *WebhookVerifier) VerifyAndParse(header http.Header, body []byte) (*Callback, error) {
 	if err := v.Verify(header, body); err != nil {
 		return nil, err
 	}

@@ -57,7 +57,7 @@ func errString(err error) string {
 }
 
 func TestVerifySpecExample(t *testing.T) {
-	v, err := dt.NewVerifier([]string{"whsec_" + base64.StdEncoding.EncodeToString([]byte("old")), specSecret}, at(1614265330+299))
+	v, err := dt.NewWebhookVerifier([]string{"whsec_" + base64.StdEncoding.EncodeToString([]byte("old")), specSecret}, at(1614265330+299))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,7 +80,7 @@ func TestVerifySpecExample(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			v, _ := dt.NewVerifier([]string{specSecret}, append([]dt.VerifierOption{at(1614265330)}, tc.opts...)...)
+			v, _ := dt.NewWebhookVerifier([]string{specSecret}, append([]dt.VerifierOption{at(1614265330)}, tc.opts...)...)
 			if got := reason(v.Verify(tc.header, []byte(tc.body))); got != tc.want {
 				t.Errorf("reason %s, want %s", got, tc.want)
 			}
@@ -91,7 +91,7 @@ func TestVerifySpecExample(t *testing.T) {
 	if got := reason(v.Verify(bad, []byte(specBody))); got != dt.ReasonInvalidTimestamp {
 		t.Errorf("fractional timestamp: %s", got)
 	}
-	if _, err := dt.NewVerifier([]string{"whsec_not base64!"}); reason(err) != dt.ReasonInvalidSecret {
+	if _, err := dt.NewWebhookVerifier([]string{"whsec_not base64!"}); reason(err) != dt.ReasonInvalidSecret {
 		t.Errorf("bad secret: %v", err)
 	}
 }
@@ -132,6 +132,26 @@ func signed(t *testing.T, secret string, taskType, key string, now time.Time) *h
 	return r
 }
 
+// newHandler builds a CallbackHandler that logs nowhere.
+func newHandler(t *testing.T, opts ...dt.HandlerOption) *dt.CallbackHandler {
+	t.Helper()
+	opts = append([]dt.HandlerOption{dt.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil)))}, opts...)
+	h, err := dt.NewCallbackHandler(opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
+func TestCallbackHandlerRefusesToBeBuiltUnsigned(t *testing.T) {
+	if _, err := dt.NewCallbackHandler(); !errors.Is(err, dt.ErrUnsignedReceiver) {
+		t.Errorf("no verifier, no AllowUnsigned: got %v, want ErrUnsignedReceiver", err)
+	}
+	if _, err := dt.NewCallbackHandler(dt.WithVerifier(nil)); !errors.Is(err, dt.ErrUnsignedReceiver) {
+		t.Errorf("a nil verifier: got %v, want ErrUnsignedReceiver", err)
+	}
+}
+
 func serveOnce(h http.Handler, r *http.Request) *http.Response {
 	w := httptest.NewRecorder()
 	h.ServeHTTP(w, r)
@@ -140,13 +160,13 @@ func serveOnce(h http.Handler, r *http.Request) *http.Response {
 
 func TestCallbackHandlerStatuses(t *testing.T) {
 	secret := "whsec_" + base64.StdEncoding.EncodeToString([]byte("handler-test-secret"))
-	v, err := dt.NewVerifier([]string{secret})
+	v, err := dt.NewWebhookVerifier([]string{secret})
 	if err != nil {
 		t.Fatal(err)
 	}
 	var calls atomic.Int32
 	failFirst := true
-	h := dt.NewCallbackHandler(dt.WithVerifier(v), dt.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
+	h := newHandler(t, dt.WithVerifier(v))
 	h.Handle("ok", func(_ context.Context, cb *dt.Callback) error {
 		calls.Add(1)
 		if cb.Payload["n"] != json.Number("1") {
@@ -164,39 +184,45 @@ func TestCallbackHandlerStatuses(t *testing.T) {
 	})
 	h.Handle("permanent", func(context.Context, *dt.Callback) error { return dt.Permanent(errors.New("no such order")) })
 	h.Handle("broken", func(context.Context, *dt.Callback) error { return errors.New("nil pointer somewhere") })
+	h.Handle("panics", func(context.Context, *dt.Callback) error { panic("index out of range") })
 	now := time.Now()
 
-	check := func(name string, r *http.Request, wantStatus int, wantCalls int32) *http.Response {
+	check := func(name string, r *http.Request, wantStatus int, wantBody string, wantCalls int32) *http.Response {
 		t.Helper()
 		before := calls.Load()
 		resp := serveOnce(h, r)
-		if resp.StatusCode != wantStatus {
-			t.Errorf("%s: status %d, want %d", name, resp.StatusCode, wantStatus)
+		body, _ := io.ReadAll(resp.Body)
+		if resp.StatusCode != wantStatus || strings.TrimSpace(string(body)) != wantBody {
+			t.Errorf("%s: %d %s, want %d %s", name, resp.StatusCode, body, wantStatus, wantBody)
+		}
+		if ct := resp.Header.Get("Content-Type"); ct != "application/json" {
+			t.Errorf("%s: content-type %q", name, ct)
 		}
 		if got := calls.Load() - before; got != wantCalls {
 			t.Errorf("%s: handler ran %d times, want %d", name, got, wantCalls)
 		}
 		return resp
 	}
-	check("success", signed(t, secret, "ok", "k1", now), 200, 1)
-	check("repeat of a handled key", signed(t, secret, "ok", "k1", now), 200, 0)
-	resp := check("retryable", signed(t, secret, "flaky", "k2", now), 503, 1)
+	check("success", signed(t, secret, "ok", "k1", now), 200, `{"status":"handled"}`, 1)
+	check("repeat of a handled key", signed(t, secret, "ok", "k1", now), 200, `{"status":"duplicate"}`, 0)
+	resp := check("retryable", signed(t, secret, "flaky", "k2", now), 503, `{"status":"retry"}`, 1)
 	if resp.Header.Get("Retry-After") != "2" {
 		t.Errorf("Retry-After %q, want 2 (rounded up)", resp.Header.Get("Retry-After"))
 	}
-	check("retry of a failed key runs again", signed(t, secret, "flaky", "k2", now), 200, 1)
-	check("permanent", signed(t, secret, "permanent", "k3", now), 422, 0)
-	check("unexpected error", signed(t, secret, "broken", "k4", now), 500, 0)
-	check("unknown task type", signed(t, secret, "nobody", "k5", now), 422, 0)
-	check("stale signature", signed(t, secret, "ok", "k6", now.Add(-10*time.Minute)), 401, 0)
+	check("retry of a failed key runs again", signed(t, secret, "flaky", "k2", now), 200, `{"status":"handled"}`, 1)
+	check("permanent", signed(t, secret, "permanent", "k3", now), 422, `{"status":"failed"}`, 0)
+	check("unexpected error", signed(t, secret, "broken", "k4", now), 500, `{"status":"error"}`, 0)
+	check("a panic", signed(t, secret, "panics", "k4p", now), 500, `{"status":"error"}`, 0)
+	check("unknown task type", signed(t, secret, "nobody", "k5", now), 422, `{"status":"failed","reason":"no handler for task type"}`, 0)
+	check("stale signature", signed(t, secret, "ok", "k6", now.Add(-10*time.Minute)), 401, `{"status":"refused","reason":"timestamp_too_old"}`, 0)
 	other := "whsec_" + base64.StdEncoding.EncodeToString([]byte("attacker"))
-	check("signed with another secret", signed(t, other, "ok", "k7", now), 401, 0)
+	check("signed with another secret", signed(t, other, "ok", "k7", now), 401, `{"status":"refused","reason":"no_matching_signature"}`, 0)
 	unsigned := signed(t, secret, "ok", "k8", now)
 	unsigned.Header.Del("webhook-signature")
-	check("unsigned", unsigned, 401, 0)
-	check("GET", httptest.NewRequest(http.MethodGet, "/callbacks", nil), 405, 0)
+	check("unsigned", unsigned, 401, `{"status":"refused","reason":"missing_header"}`, 0)
+	check("GET", httptest.NewRequest(http.MethodGet, "/callbacks", nil), 405, `{"status":"refused","reason":"method_not_allowed"}`, 0)
 
-	noVerify := dt.NewCallbackHandler(dt.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
+	noVerify := newHandler(t, dt.AllowUnsigned())
 	noVerify.Handle("ok", func(context.Context, *dt.Callback) error { return nil })
 	if resp := serveOnce(noVerify, httptest.NewRequest(http.MethodPost, "/", strings.NewReader(`{"taskId":`))); resp.StatusCode != 400 {
 		t.Errorf("unparseable body: %d", resp.StatusCode)
@@ -209,7 +235,7 @@ func TestHandleTwicePanics(t *testing.T) {
 			t.Error("no panic")
 		}
 	}()
-	h := dt.NewCallbackHandler()
+	h := newHandler(t, dt.AllowUnsigned())
 	h.Handle("x", func(context.Context, *dt.Callback) error { return nil })
 	h.Handle("x", func(context.Context, *dt.Callback) error { return nil })
 }
@@ -230,10 +256,10 @@ func (s *failingStore) Record(_ context.Context, key string) error {
 }
 
 func TestCallbackHandlerWithPluggableStore(t *testing.T) {
-	quiet := dt.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil)))
+	unsigned := dt.AllowUnsigned()
 	store := &failingStore{}
 	ran := 0
-	h := dt.NewCallbackHandler(dt.WithIdempotencyStore(store), quiet)
+	h := newHandler(t, dt.WithIdempotencyStore(store), unsigned)
 	h.Handle("ok", func(context.Context, *dt.Callback) error { ran++; return nil })
 	if resp := serveOnce(h, signed(t, "whsec_AAAA", "ok", "down", time.Now())); resp.StatusCode != 500 || ran != 0 {
 		t.Errorf("store down: status %d, handler ran %d times; want 500 (retried) and not run", resp.StatusCode, ran)
@@ -242,7 +268,7 @@ func TestCallbackHandlerWithPluggableStore(t *testing.T) {
 		t.Errorf("status %d, ran %d, recorded %v", resp.StatusCode, ran, store.recorded)
 	}
 
-	off := dt.NewCallbackHandler(dt.WithIdempotencyStore(nil), quiet)
+	off := newHandler(t, dt.WithIdempotencyStore(nil), unsigned)
 	off.Handle("ok", func(context.Context, *dt.Callback) error { ran++; return nil })
 	serveOnce(off, signed(t, "whsec_AAAA", "ok", "k2", time.Now()))
 	serveOnce(off, signed(t, "whsec_AAAA", "ok", "k2", time.Now()))
@@ -250,7 +276,7 @@ func TestCallbackHandlerWithPluggableStore(t *testing.T) {
 		t.Errorf("without a store every delivery runs the handler: ran %d, want 3", ran)
 	}
 
-	small := dt.NewCallbackHandler(dt.WithMaxBodyBytes(10), quiet)
+	small := newHandler(t, dt.WithMaxBodyBytes(10), unsigned)
 	small.Handle("ok", func(context.Context, *dt.Callback) error { ran++; return nil })
 	if resp := serveOnce(small, signed(t, "whsec_AAAA", "ok", "k3", time.Now())); resp.StatusCode != 400 || ran != 3 {
 		t.Errorf("body over the limit: status %d", resp.StatusCode)
