@@ -60,5 +60,7 @@ def untag(value: Any) -> Any:
             assert parsed.tzinfo is None, f"$localtime with an offset: {raw}"
             return parsed
         if tag == "$duration":
-            return timedelta(seconds=raw)
+            # A native duration; a NaN or infinite one only exists as float seconds.
+            seconds = untag(raw)
+            return timedelta(seconds=seconds) if math.isfinite(seconds) else seconds
     return {k: untag(v) for k, v in value.items()}

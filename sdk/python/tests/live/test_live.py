@@ -32,7 +32,7 @@ def wait_for_status(client: Client, task_id: str, status: str, timeout: float = 
     """Poll the task until it reaches `status` (bounded)."""
     deadline = time.monotonic() + timeout
     while True:
-        task = client.get(task_id)
+        task = client.status(task_id)
         if task.status == status:
             return task
         if time.monotonic() > deadline:
@@ -44,18 +44,18 @@ def test_create_get_cancel(client: Client, run_id: str) -> None:
     created = client.create(
         task_type="sdk.py",
         payload={"orderId": "10023", "big": 2**53 - 1},
-        delay_seconds=timedelta(hours=1),
+        delay=timedelta(hours=1),
         callback_url="http://127.0.0.1:9/never",
     )
     assert created.created
     task_id = created.task.task_id
-    fetched = client.get(task_id)
+    fetched = client.status(task_id)
     assert fetched.status == TaskStatus.SCHEDULED
     assert fetched.payload == {"orderId": "10023", "big": 2**53 - 1}
     assert fetched.execute_at is not None
     assert fetched.execute_at - datetime.now(UTC) > timedelta(minutes=55)
     assert client.cancel(task_id).status == TaskStatus.CANCELLED
-    assert client.get(task_id).status == TaskStatus.CANCELLED
+    assert client.status(task_id).status == TaskStatus.CANCELLED
 
 
 def test_create_is_idempotent_on_task_id_and_conflicts_on_another_spec(
@@ -75,7 +75,7 @@ def test_create_is_idempotent_on_task_id_and_conflicts_on_another_spec(
     with pytest.raises(TaskConflictError) as caught:
         client.create(**{**spec, "payload": {"n": 2}})
     assert (caught.value.code, caught.value.status) == ("TASK_CONFLICT", 409)
-    assert client.get(first.task.task_id).payload == {"n": 1}
+    assert client.status(first.task.task_id).payload == {"n": 1}
     client.cancel(first.task.task_id)
 
 
@@ -83,14 +83,14 @@ def test_reschedule(client: Client, run_id: str) -> None:
     task = client.create(
         task_type="sdk.py",
         payload={},
-        delay_seconds=3600,
+        delay=3600,
         callback_url="http://127.0.0.1:9/never",
         task_id=f"py-{run_id}-resched",
     ).task
     later = datetime.now(UTC).replace(microsecond=0) + timedelta(days=2)
     moved = client.reschedule(task.task_id, execute_at=later)
     assert moved.execute_at == later
-    assert client.get(task.task_id).execute_at == later
+    assert client.status(task.task_id).execute_at == later
     client.cancel(task.task_id)
 
 
@@ -101,7 +101,7 @@ def test_permanent_failure_then_replay_with_edited_payload(
     client.create(
         task_type="sdk.py",
         payload={"fail": True, "run": run_id},
-        delay_seconds=0,
+        delay=0,
         callback_url=receiver.url,
         task_id=task_id,
         max_retries=2,
@@ -127,7 +127,7 @@ async def test_due_task_reaches_a_handler_built_on_the_receiving_helpers(
         result = await client.create(
             task_type="sdk.py",
             payload={"orderId": 12345, "note": "héllo", "run": run_id},
-            delay_seconds=1.5,
+            delay=1.5,
             callback_url=receiver.url,
             trace_id=f"trace-{run_id}",
         )
@@ -151,7 +151,7 @@ def test_a_callback_signed_with_another_secret_never_reaches_the_handler(
         client.create(
             task_type="sdk.py",
             payload={"run": run_id},
-            delay_seconds=0,
+            delay=0,
             callback_url=receiver.url,
             task_id=task_id,
         )
@@ -166,7 +166,7 @@ def test_create_tasks_answers_each_item_in_order(client: Client, run_id: str) ->
     item = NewTask(
         task_type="sdk.py",
         payload={"n": 1},
-        delay_seconds=timedelta(hours=1),
+        delay=timedelta(hours=1),
         callback_url="http://127.0.0.1:9/never",
     )
     a, c = f"py-{run_id}-batch-a", f"py-{run_id}-batch-c"
@@ -187,9 +187,9 @@ def test_create_tasks_answers_each_item_in_order(client: Client, run_id: str) ->
     ]
     generated = results[1].task_id
     assert generated is not None
-    assert client.get(generated).status == TaskStatus.SCHEDULED
+    assert client.status(generated).status == TaskStatus.SCHEDULED
     with pytest.raises(TaskNotFoundError):
-        client.get(c)
+        client.status(c)
     [again] = client.create_tasks([replace(item, task_id=a)])
     assert again.ok
     assert again.created is False
