@@ -14,6 +14,8 @@ import pytest
 
 from delayed_tasks import (
     AsyncClient,
+    Attempt,
+    AttemptOutcome,
     Client,
     DelayedTaskError,
     InvalidArgumentError,
@@ -27,6 +29,7 @@ from delayed_tasks import (
 
 TASK = {
     "taskId": "t-1",
+    "owner": "orders",
     "taskType": "order.close",
     "status": "SCHEDULED",
     "executeAt": "2026-12-03T10:00:00.000Z",
@@ -43,6 +46,15 @@ TASK = {
     "nextAttemptAt": None,
     "firedAt": None,
     "completedAt": None,
+    "attemptHistory": [
+        {
+            "attempt": 1,
+            "startedAt": "2026-12-03T10:00:00.000Z",
+            "finishedAt": "2026-12-03T10:00:00.250Z",
+            "outcome": "RETRYABLE_ERROR",
+            "statusCode": 503,
+        }
+    ],
 }
 NO_WAIT = RetryPolicy(initial_backoff=0)
 
@@ -101,6 +113,16 @@ def test_create_sends_wire_names_only_for_fields_set_and_generates_a_task_id() -
     assert result.created is True
     assert result.task.execute_at == datetime(2026, 12, 3, 10, tzinfo=UTC)
     assert result.task.payload["big"] == 9007199254740991
+    assert result.task.owner == "orders"
+    assert result.task.attempt_history == [
+        Attempt(
+            attempt=1,
+            started_at=datetime(2026, 12, 3, 10, tzinfo=UTC),
+            finished_at=datetime(2026, 12, 3, 10, 0, 0, 250_000, tzinfo=UTC),
+            outcome=AttemptOutcome.RETRYABLE_ERROR,
+            status_code=503,
+        )
+    ]
 
 
 def test_create_answered_200_is_an_existing_task() -> None:
