@@ -15,9 +15,14 @@ REPO_ROOT = Path(__file__).resolve().parents[4]
 CONFORMANCE_DIR = Path(os.environ.get("DTS_CONFORMANCE_DIR", REPO_ROOT / "conformance"))
 
 
-def load(kind: str) -> list[Any]:
-    """One pytest param per case of every `conformance/<kind>/*.json`, named `file: case`."""
-    files = sorted((CONFORMANCE_DIR / kind).glob("*.json"))
+def load(kind: str, *, only: str | None = None, skip: tuple[str, ...] = ()) -> list[Any]:
+    """One pytest param per case of `conformance/<kind>/*.json` (the file named `only`, or
+    every file but those in `skip`), named `file: case`."""
+    files = [
+        path
+        for path in sorted((CONFORMANCE_DIR / kind).glob("*.json"))
+        if (only is None or path.stem == only) and path.stem not in skip
+    ]
     if not files:
         return [pytest.param(None, id=f"no {kind} vectors")]
     return [

@@ -58,7 +58,7 @@ class Receiver:
 @contextmanager
 def serve_receiver(secret: str | None) -> Iterator[Receiver]:
     """Handles type `sdk.py`: a payload `{"fail": true}` fails permanently (422)."""
-    app = CallbackWSGIApp(secrets=[secret] if secret else None)
+    app = CallbackWSGIApp(secrets=secret, allow_unsigned=not secret)
     server: WSGIServer = make_server("127.0.0.1", 0, app, handler_class=_QuietHandler)
     recv = Receiver(f"http://127.0.0.1:{server.server_port}/callbacks", app)
 
