@@ -11,9 +11,12 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
+from fastapi import FastAPI
 
 from delayed_tasks import (
     AsyncClient,
+    Callback,
+    CallbackASGIApp,
     Client,
     InvalidArgumentError,
     NewTask,
@@ -22,8 +25,9 @@ from delayed_tasks import (
     TaskNotFoundError,
     TaskStatus,
 )
+from delayed_tasks.fastapi import callback_router
 
-from .conftest import Receiver, serve_receiver
+from .conftest import Receiver, serve_asgi, serve_receiver
 
 pytestmark = pytest.mark.live
 
@@ -195,3 +199,68 @@ def test_create_tasks_answers_each_item_in_order(client: Client, run_id: str) ->
     assert again.created is False
     for task_id in (a, generated):
         client.cancel(task_id)
+
+
+def wait_until_listed(client: Client, expected: set[str], **filters: Any) -> set[str]:
+    """The ids `list_all` gives for `filters`, once they hold `expected` (visibility lags)."""
+    deadline = time.monotonic() + 30
+    while True:
+        listed = {task.task_id for task in client.list_all(**filters)}
+        if expected <= listed or time.monotonic() > deadline:
+            return listed
+        time.sleep(0.5)
+
+
+def test_list_filters_by_id_prefix_status_and_due_range(client: Client, run_id: str) -> None:
+    now = datetime.now(UTC)
+    prefix = f"py-{run_id}-list-"
+    soon, later = f"{prefix}soon", f"{prefix}later"
+    for task_id, delay in ((soon, timedelta(hours=1)), (later, timedelta(hours=3))):
+        client.create(
+            task_type="sdk.py",
+            payload={},
+            delay=delay,
+            callback_url="http://127.0.0.1:9/never",
+            task_id=task_id,
+        )
+    try:
+        assert wait_until_listed(client, {soon, later}, id_prefix=prefix, page_size=1) == {
+            soon,
+            later,
+        }
+        in_range = wait_until_listed(
+            client,
+            {soon},
+            id_prefix=prefix,
+            status=TaskStatus.SCHEDULED,
+            due_after=now + timedelta(minutes=30),
+            due_before=now + timedelta(hours=2),
+        )
+        assert in_range == {soon}
+    finally:
+        client.cancel(soon)
+        client.cancel(later)
+
+
+@pytest.mark.parametrize("slash", ["", "/"])
+def test_a_fastapi_app_receives_on_the_bare_path_and_with_the_slash(
+    client: Client, run_id: str, slash: str
+) -> None:
+    secret = os.environ.get("DTS_WEBHOOK_SECRET") or None
+    handled: queue.Queue[Callback] = queue.Queue()
+    receiver = CallbackASGIApp(secrets=secret, allow_unsigned=not secret)
+    receiver.register("sdk.py", handled.put)
+    app = FastAPI()
+    app.include_router(callback_router(receiver, "/hooks"))
+    with serve_asgi(app) as base_url:
+        task_id = f"py-{run_id}-fastapi"
+        client.create(
+            task_type="sdk.py",
+            payload={"run": run_id},
+            delay=0,
+            callback_url=f"{base_url}/hooks{slash}",
+            task_id=task_id,
+        )
+        assert handled.get(timeout=90).task_id == task_id
+        succeeded = wait_for_status(client, task_id, TaskStatus.SUCCEEDED)
+        assert succeeded.attempts == 1  # answered 200 at once: no redirect, no retry
