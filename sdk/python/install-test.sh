@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs the built wheel into a fresh virtual environment outside the repository, as a user
-# would (`pip install <wheel>`), checks the sdist installs too, and runs the README's first example
-# against the live stack (DTS_URL, DTS_API_KEY): create, get, cancel.
+# would (`pip install <wheel>`), checks the sdist installs too, then the wheel with its `fastapi`
+# extra (from PyPI), and runs the README's first example as a user copies it against the live
+# stack (DTS_URL, DTS_API_KEY): create, status, cancel, printing SCHEDULED then CANCELLED.
 # Usage: sdk/python/install-test.sh OUT (after pack.sh OUT). Last line: python-install: ...
 set -uo pipefail
 out="${1:?usage: install-test.sh OUT}"
@@ -23,10 +24,22 @@ for artifact in "$wheel" "$sdist"; do
     failed=$((failed + 1))
   fi
 done
-# The README's first Python block, as a user copies it, run on the wheel's environment (the last one
-# installed is the sdist's: reinstall the wheel).
-venv/bin/pip install --quiet --disable-pip-version-check --force-reinstall --no-deps "$wheel"
+# The wheel with the FastAPI extra (the last venv holds the sdist's install: start again).
+rm -rf venv && "${PYTHON:-python3}" -m venv venv
+if venv/bin/pip install --quiet --disable-pip-version-check "$wheel[fastapi]" &&
+  venv/bin/python -c 'import delayed_tasks.fastapi, delayed_tasks.starlette'; then
+  passed=$((passed + 1))
+else
+  echo "the wheel with its fastapi extra does not install or import" >&2
+  failed=$((failed + 1))
+fi
+# The README's first Python block, as a user copies it.
 awk '/^```python$/{f=1;next} /^```$/{if(f){exit}} f' "$here/README.md" >example.py
-if venv/bin/python example.py; then passed=$((passed + 1)); else failed=$((failed + 1)); fi
+if output="$(venv/bin/python example.py)" && [[ "$output" == $'SCHEDULED\nCANCELLED' ]]; then
+  passed=$((passed + 1))
+else
+  echo "the README example printed: ${output:-nothing}" >&2
+  failed=$((failed + 1))
+fi
 summary "$passed" "$failed"
 ((failed == 0))

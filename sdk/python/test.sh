@@ -22,6 +22,13 @@ failed_checks=0
 "$VENV/bin/ruff" check . || failed_checks=$((failed_checks + 1))
 "$VENV/bin/ruff" format --check . || failed_checks=$((failed_checks + 1))
 "$VENV/bin/mypy" || failed_checks=$((failed_checks + 1))
+# The README's first example (install-test.sh runs it): formatted and lint-clean like the code.
+example=$(awk '/^```python$/{f=1;next} /^```$/{if(f){exit}} f' README.md)
+for check in "format --check" "check"; do
+  # shellcheck disable=SC2086 # two words on purpose
+  "$VENV/bin/ruff" $check --quiet --stdin-filename README-example.py - <<<"$example" >/dev/null ||
+    { echo "README example: ruff $check fails" >&2; failed_checks=$((failed_checks + 1)); }
+done
 
 report=$(mktemp)
 trap 'rm -f "$report"' EXIT

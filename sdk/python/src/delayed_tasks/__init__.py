@@ -30,6 +30,8 @@ from ._errors import (
 )
 from ._idempotency import Idempotency, IdempotencyStore, InMemoryIdempotencyStore
 from ._models import (
+    Attempt,
+    AttemptOutcome,
     CreateResult,
     CreateTasksItem,
     LastError,
@@ -47,6 +49,8 @@ from .wsgi import CallbackWSGIApp
 
 __all__ = [
     "AsyncClient",
+    "Attempt",
+    "AttemptOutcome",
     "Callback",
     "CallbackASGIApp",
     "CallbackWSGIApp",

@@ -16,14 +16,15 @@ from ._request import (
     DEFAULT_TIMEOUT,
     ApiRequest,
     ClientCore,
+    ListFilter,
     NewTask,
     cancel_request,
     create_request,
     create_tasks_request,
-    get_request,
     list_request,
     replay_request,
     reschedule_request,
+    status_request,
 )
 from ._retry import RetryPolicy
 
@@ -40,7 +41,7 @@ class AsyncClient:
     left open by `aclose()`.
 
     Every method raises `DelayedTaskError` (a subclass per code) and checks its arguments before
-    sending: a check that fails raises `InvalidArgumentError` with `status` `None` and no request
+    sending: a check that fails raises `InvalidArgumentError` with `status` `0` and no request
     made.
     """
 
@@ -96,7 +97,7 @@ class AsyncClient:
         *,
         task_type: str,
         payload: Mapping[str, Any],
-        delay_seconds: Delay | None = None,
+        delay: Delay | None = None,
         execute_at: datetime | None = None,
         callback_url: str | None = None,
         task_id: str | None = None,
@@ -106,8 +107,8 @@ class AsyncClient:
         trace_id: str | None = None,
         priority: int | None = None,
     ) -> CreateResult:
-        """Create a task due after `delay_seconds` (a `timedelta` or seconds) or at `execute_at`
-        (an aware `datetime`): exactly one of the two.
+        """Create a task due after `delay` (a `timedelta` or seconds) or at `execute_at` (an
+        aware `datetime`): exactly one of the two.
 
         Without `task_id` a UUID is generated, so the retries of this call cannot create two
         tasks. The same `task_id` and spec again returns the existing task with
@@ -118,7 +119,7 @@ class AsyncClient:
                 NewTask(
                     task_type=task_type,
                     payload=payload,
-                    delay_seconds=delay_seconds,
+                    delay=delay,
                     execute_at=execute_at,
                     callback_url=callback_url,
                     task_id=task_id,
@@ -136,8 +137,9 @@ class AsyncClient:
         request = create_tasks_request(list(tasks))
         return request if isinstance(request, list) else await self._send(request)
 
-    async def get(self, task_id: str) -> Task:
-        return await self._send(get_request(task_id))
+    async def status(self, task_id: str) -> Task:
+        """The task as it is now (`TaskNotFoundError` when there is none)."""
+        return await self._send(status_request(task_id))
 
     async def cancel(self, task_id: str) -> Task:
         """Cancel a task; cancelling a cancelled one is a no-op, a finished one raises
@@ -149,29 +151,49 @@ class AsyncClient:
         *,
         status: str | None = None,
         task_type: str | None = None,
+        id_prefix: str | None = None,
+        owner: str | None = None,
+        due_after: datetime | None = None,
+        due_before: datetime | None = None,
         page_size: int | None = None,
         page_token: str | None = None,
     ) -> TaskPage:
-        """One page of tasks, newest first (`list_all` follows the pages)."""
-        return await self._send(
-            list_request(
-                status=status, task_type=task_type, page_size=page_size, page_token=page_token
-            )
+        """One page of tasks (`Client.list`)."""
+        filters = ListFilter(
+            status=status,
+            task_type=task_type,
+            id_prefix=id_prefix,
+            owner=owner,
+            due_after=due_after,
+            due_before=due_before,
+            page_size=page_size,
         )
+        return await self._send(list_request(filters, page_token))
 
     async def list_all(
         self,
         *,
         status: str | None = None,
         task_type: str | None = None,
+        id_prefix: str | None = None,
+        owner: str | None = None,
+        due_after: datetime | None = None,
+        due_before: datetime | None = None,
         page_size: int | None = None,
     ) -> AsyncIterator[TaskSummary]:
-        """Every matching task; the next page (`nextPageToken`) is fetched when reached."""
+        """Every matching task (`async for`); the next page is fetched when reached."""
+        filters = ListFilter(
+            status=status,
+            task_type=task_type,
+            id_prefix=id_prefix,
+            owner=owner,
+            due_after=due_after,
+            due_before=due_before,
+            page_size=page_size,
+        )
         page_token: str | None = None
         while True:
-            page = await self.list(
-                status=status, task_type=task_type, page_size=page_size, page_token=page_token
-            )
+            page = await self._send(list_request(filters, page_token))
             for task in page.tasks:
                 yield task
             if page.next_page_token is None:
@@ -182,13 +204,11 @@ class AsyncClient:
         self,
         task_id: str,
         *,
-        delay_seconds: Delay | None = None,
+        delay: Delay | None = None,
         execute_at: datetime | None = None,
     ) -> Task:
-        """Move a `SCHEDULED` task: exactly one of `delay_seconds` or `execute_at`."""
-        return await self._send(
-            reschedule_request(task_id, delay_seconds=delay_seconds, execute_at=execute_at)
-        )
+        """Move a `SCHEDULED` task: exactly one of `delay` or `execute_at`."""
+        return await self._send(reschedule_request(task_id, delay=delay, execute_at=execute_at))
 
     async def replay(
         self,
@@ -197,7 +217,7 @@ class AsyncClient:
         payload: Mapping[str, Any] | None = None,
         payload_version: int | None = None,
         max_retries: int | None = None,
-        delay_seconds: Delay | None = None,
+        delay: Delay | None = None,
         execute_at: datetime | None = None,
     ) -> Task:
         """Run a `FAILED` or `CANCELLED` task again, now unless a delay or time is given, with
@@ -208,7 +228,7 @@ class AsyncClient:
                 payload=payload,
                 payload_version=payload_version,
                 max_retries=max_retries,
-                delay_seconds=delay_seconds,
+                delay=delay,
                 execute_at=execute_at,
             )
         )

@@ -16,14 +16,15 @@ from ._request import (
     DEFAULT_TIMEOUT,
     ApiRequest,
     ClientCore,
+    ListFilter,
     NewTask,
     cancel_request,
     create_request,
     create_tasks_request,
-    get_request,
     list_request,
     replay_request,
     reschedule_request,
+    status_request,
 )
 from ._retry import RetryPolicy
 
@@ -40,7 +41,7 @@ class Client:
     left open by `close()`.
 
     Every method raises `DelayedTaskError` (a subclass per code) and checks its arguments before
-    sending: a check that fails raises `InvalidArgumentError` with `status` `None` and no request
+    sending: a check that fails raises `InvalidArgumentError` with `status` `0` and no request
     made.
     """
 
@@ -96,7 +97,7 @@ class Client:
         *,
         task_type: str,
         payload: Mapping[str, Any],
-        delay_seconds: Delay | None = None,
+        delay: Delay | None = None,
         execute_at: datetime | None = None,
         callback_url: str | None = None,
         task_id: str | None = None,
@@ -106,8 +107,8 @@ class Client:
         trace_id: str | None = None,
         priority: int | None = None,
     ) -> CreateResult:
-        """Create a task due after `delay_seconds` (a `timedelta` or seconds) or at `execute_at`
-        (an aware `datetime`): exactly one of the two.
+        """Create a task due after `delay` (a `timedelta` or seconds) or at `execute_at` (an
+        aware `datetime`): exactly one of the two.
 
         Without `task_id` a UUID is generated, so the retries of this call cannot create two
         tasks. The same `task_id` and spec again returns the existing task with
@@ -118,7 +119,7 @@ class Client:
                 NewTask(
                     task_type=task_type,
                     payload=payload,
-                    delay_seconds=delay_seconds,
+                    delay=delay,
                     execute_at=execute_at,
                     callback_url=callback_url,
                     task_id=task_id,
@@ -135,7 +136,7 @@ class Client:
         """Create up to 100 tasks in one request (`POST /api/v1/tasks/batch`): one
         `CreateTasksItem` per task, in order, with the task or the exception a single `create`
         of it would raise. An item refused by the checks before sending gets its
-        `InvalidArgumentError` (status `None`) and is not sent; the others still are.
+        `InvalidArgumentError` (status `0`) and is not sent; the others still are.
 
         Task ids are generated before the first attempt, so the whole request is retried like
         `create` (503, 429, network errors); an item answered with its own error is never
@@ -145,8 +146,9 @@ class Client:
         request = create_tasks_request(list(tasks))
         return request if isinstance(request, list) else self._send(request)
 
-    def get(self, task_id: str) -> Task:
-        return self._send(get_request(task_id))
+    def status(self, task_id: str) -> Task:
+        """The task as it is now (`TaskNotFoundError` when there is none)."""
+        return self._send(status_request(task_id))
 
     def cancel(self, task_id: str) -> Task:
         """Cancel a task; cancelling a cancelled one is a no-op, a finished one raises
@@ -158,29 +160,56 @@ class Client:
         *,
         status: str | None = None,
         task_type: str | None = None,
+        id_prefix: str | None = None,
+        owner: str | None = None,
+        due_after: datetime | None = None,
+        due_before: datetime | None = None,
         page_size: int | None = None,
         page_token: str | None = None,
     ) -> TaskPage:
-        """One page of tasks, newest first (`list_all` follows the pages)."""
-        return self._send(
-            list_request(
-                status=status, task_type=task_type, page_size=page_size, page_token=page_token
-            )
+        """One page of tasks; pass its `next_page_token` as `page_token` for the next
+        (`list_all` follows the pages for you).
+
+        `status` (a `TaskStatus`), `task_type`, `id_prefix` (task ids starting with it),
+        `owner` (admin keys: that owner's tasks) and the due range (`due_after`,
+        `due_before`: aware datetimes, sent as UTC) narrow the list; `page_size` 1 to 1000.
+        """
+        filters = ListFilter(
+            status=status,
+            task_type=task_type,
+            id_prefix=id_prefix,
+            owner=owner,
+            due_after=due_after,
+            due_before=due_before,
+            page_size=page_size,
         )
+        return self._send(list_request(filters, page_token))
 
     def list_all(
         self,
         *,
         status: str | None = None,
         task_type: str | None = None,
+        id_prefix: str | None = None,
+        owner: str | None = None,
+        due_after: datetime | None = None,
+        due_before: datetime | None = None,
         page_size: int | None = None,
     ) -> Iterator[TaskSummary]:
-        """Every matching task; the next page (`nextPageToken`) is fetched when reached."""
+        """Every matching task, with the filters of `list`: a generator that fetches the next
+        page when it is reached."""
+        filters = ListFilter(
+            status=status,
+            task_type=task_type,
+            id_prefix=id_prefix,
+            owner=owner,
+            due_after=due_after,
+            due_before=due_before,
+            page_size=page_size,
+        )
         page_token: str | None = None
         while True:
-            page = self.list(
-                status=status, task_type=task_type, page_size=page_size, page_token=page_token
-            )
+            page = self._send(list_request(filters, page_token))
             yield from page.tasks
             if page.next_page_token is None:
                 return
@@ -190,13 +219,11 @@ class Client:
         self,
         task_id: str,
         *,
-        delay_seconds: Delay | None = None,
+        delay: Delay | None = None,
         execute_at: datetime | None = None,
     ) -> Task:
-        """Move a `SCHEDULED` task: exactly one of `delay_seconds` or `execute_at`."""
-        return self._send(
-            reschedule_request(task_id, delay_seconds=delay_seconds, execute_at=execute_at)
-        )
+        """Move a `SCHEDULED` task: exactly one of `delay` or `execute_at`."""
+        return self._send(reschedule_request(task_id, delay=delay, execute_at=execute_at))
 
     def replay(
         self,
@@ -205,7 +232,7 @@ class Client:
         payload: Mapping[str, Any] | None = None,
         payload_version: int | None = None,
         max_retries: int | None = None,
-        delay_seconds: Delay | None = None,
+        delay: Delay | None = None,
         execute_at: datetime | None = None,
     ) -> Task:
         """Run a `FAILED` or `CANCELLED` task again, now unless a delay or time is given, with
@@ -216,7 +243,7 @@ class Client:
                 payload=payload,
                 payload_version=payload_version,
                 max_retries=max_retries,
-                delay_seconds=delay_seconds,
+                delay=delay,
                 execute_at=execute_at,
             )
         )

@@ -34,23 +34,25 @@ class ErrorCode(StrEnum):
 
 @dataclass(frozen=True, slots=True)
 class ErrorDetail:
-    """One offending field: a dotted path (`payload.items.2`) and why."""
+    """One offending field: a dotted path (`payload.items.2`, or `body`) and why."""
 
     field: str
     reason: str
 
 
 class DelayedTaskError(Exception):
-    """Every failure of a client call.
+    """Every failure of a client call: the API's error body (`code`, `message`, `details`) with
+    the answer's HTTP `status` and `x-request-id`.
 
-    `status` is the HTTP status of the answer, or `None` when there was none (a check before
-    sending, or a network failure after the retries).
+    `status` is `0` when no answer was received: the checks before sending refused the
+    arguments (`INVALID_ARGUMENT`, nothing sent), or the network failed after the retries
+    (`UNAVAILABLE`). `str(error)` is the message.
     """
 
     code: str
     message: str
     details: tuple[ErrorDetail, ...]
-    status: int | None
+    status: int
     request_id: str | None
 
     def __init__(
@@ -59,10 +61,10 @@ class DelayedTaskError(Exception):
         message: str,
         *,
         details: Sequence[ErrorDetail] = (),
-        status: int | None = None,
+        status: int = 0,
         request_id: str | None = None,
     ) -> None:
-        super().__init__(f"{code}: {message}")
+        super().__init__(message)
         self.code = code
         self.message = message
         self.details = tuple(details)
@@ -155,7 +157,7 @@ def make_error(
     message: str,
     *,
     details: Sequence[ErrorDetail] = (),
-    status: int | None = None,
+    status: int = 0,
     request_id: str | None = None,
 ) -> DelayedTaskError:
     """The exception of the class for `code` (the base class for an unknown code)."""
@@ -164,7 +166,8 @@ def make_error(
 
 
 def invalid_argument(details: Sequence[ErrorDetail]) -> DelayedTaskError:
-    """A check before sending failed: no request was made, so no status."""
+    """A check before sending failed: no request was made, so status `0`. The message is
+    `"<field> <reason>"` (several joined by `; `)."""
     message = "; ".join(f"{d.field} {d.reason}" for d in details)
     return make_error(ErrorCode.INVALID_ARGUMENT, message, details=details)
 

@@ -16,6 +16,9 @@ from ._errors import DelayedTaskError
 
 
 class TaskStatus(StrEnum):
+    """Where a task is: `RUNNING` covers a callback in progress or waiting to retry, `FAILED` is
+    the dead letter."""
+
     SCHEDULED = "SCHEDULED"
     RUNNING = "RUNNING"
     SUCCEEDED = "SUCCEEDED"
@@ -57,11 +60,51 @@ class LastError:
         return cls(message=str(data.get("message", "")), status_code=_int(data.get("statusCode")))
 
 
+class AttemptOutcome(StrEnum):
+    SUCCEEDED = "SUCCEEDED"
+    """The callback answered 2xx."""
+    RETRYABLE_ERROR = "RETRYABLE_ERROR"
+    """408, 425, 429, 5xx, a timeout or a network error."""
+    PERMANENT_ERROR = "PERMANENT_ERROR"
+    """Another 4xx, a 3xx, or refused before sending."""
+    CANCELLED = "CANCELLED"
+    """The task was cancelled while the callback was in flight."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Attempt:
+    """One callback attempt of a task's current run."""
+
+    attempt: int
+    started_at: datetime
+    finished_at: datetime
+    outcome: str
+    """One of `AttemptOutcome` (a plain string, so a newer server's value passes through)."""
+    status_code: int | None = None
+    error: str | None = None
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> Attempt:
+        started_at, finished_at = parse_time(data["startedAt"]), parse_time(data["finishedAt"])
+        if started_at is None or finished_at is None:
+            raise ValueError("an attempt without its times")
+        return cls(
+            attempt=int(data["attempt"]),
+            started_at=started_at,
+            finished_at=finished_at,
+            outcome=str(data["outcome"]),
+            status_code=_int(data.get("statusCode")),
+            error=_str(data.get("error")),
+        )
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class TaskSummary:
-    """A list entry: the task without its payload (`get` the task for it)."""
+    """A list entry: the task without its payload (`status` the task for it)."""
 
     task_id: str
+    owner: str
+    """The team or service the task belongs to (the owner of the API key that created it)."""
     task_type: str
     status: str
     """One of `TaskStatus` (a plain string, so a status from a newer server passes through)."""
@@ -78,6 +121,7 @@ class TaskSummary:
     def _summary_fields(data: Mapping[str, Any]) -> dict[str, Any]:
         return {
             "task_id": str(data.get("taskId", "")),
+            "owner": str(data.get("owner", "")),
             "task_type": str(data.get("taskType", "")),
             "status": str(data.get("status", "")),
             "execute_at": parse_time(data.get("executeAt")),
@@ -97,7 +141,7 @@ class TaskSummary:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Task(TaskSummary):
-    """A task as `create`, `get`, `cancel`, `reschedule` and `replay` return it."""
+    """A task as `create`, `status`, `cancel`, `reschedule` and `replay` return it."""
 
     payload: dict[str, Any]
     payload_version: int | None
@@ -106,10 +150,14 @@ class Task(TaskSummary):
     trace_id: str | None
     next_attempt_at: datetime | None
     fired_at: datetime | None
+    attempt_history: list[Attempt] | None = None
+    """The newest 50 callback attempts of the current run, oldest first (`None` when the
+    answering worker does not report them)."""
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Task:
         payload = data.get("payload")
+        history = data.get("attemptHistory")
         return cls(
             **cls._summary_fields(data),
             payload=dict(payload) if isinstance(payload, Mapping) else {},
@@ -119,6 +167,11 @@ class Task(TaskSummary):
             trace_id=_str(data.get("traceId")),
             next_attempt_at=parse_time(data.get("nextAttemptAt")),
             fired_at=parse_time(data.get("firedAt")),
+            attempt_history=(
+                [Attempt.from_json(a) for a in history if isinstance(a, Mapping)]
+                if isinstance(history, list)
+                else None
+            ),
         )
 
 

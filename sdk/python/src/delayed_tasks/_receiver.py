@@ -1,15 +1,15 @@
-"""What the ASGI and WSGI adapters share: per-task-type registration, and the mapping of a
-callback's fate to the status the service acts on.
+"""What the ASGI and WSGI adapters share: per-task-type registration, and the answer to each
+delivery. The status decides what the service does; the JSON body is the same in every SDK.
 
-| outcome                                   | status | the service                 |
-| ----------------------------------------- | ------ | --------------------------- |
-| handler returned (or key already handled) | 200    | task SUCCEEDED              |
-| `RetryableError` (optional `retry_after`) | 503    | retries (`Retry-After`)     |
-| any other exception                       | 500    | retries                     |
-| `PermanentError`                          | 422    | task FAILED at once         |
-| unknown task type                         | 422    | task FAILED at once         |
-| signature check failed                    | 401    | task FAILED at once         |
-| body unparseable                          | 400    | task FAILED at once         |
+- handler returned: 200 `{"status":"handled"}`; the task SUCCEEDED.
+- `Idempotency-Key` already handled: 200 `{"status":"duplicate"}`, the handler is not run.
+- signature missing, invalid or expired: 401 `{"status":"refused","reason":"<RejectReason>"}`;
+  a signed body that is not a callback: 400 `{"status":"refused","reason":"invalid_body"}`.
+  The task fails at once (4xx is permanent).
+- `RetryableError`: 503 `{"status":"retry"}`, with `Retry-After` when it gave a delay; retried.
+- `PermanentError`: 422 `{"status":"failed"}`; no handler for the task type: 422
+  `{"status":"failed","reason":"no handler for task type"}`. The task fails at once.
+- any other exception: 500 `{"status":"error"}` (never the exception's text); retried.
 """
 
 from __future__ import annotations
@@ -61,8 +61,18 @@ class Reply:
     headers: list[tuple[str, str]] = field(default_factory=list)
 
     @classmethod
-    def json(cls, status: int, **content: object) -> Reply:
-        return cls(status, json.dumps(content).encode(), [("content-type", "application/json")])
+    def answer(cls, http_status: int, outcome: str, reason: str | None = None) -> Reply:
+        """`{"status": outcome}`, with `"reason"` when given, as JSON."""
+        content = {"status": outcome} if reason is None else {"status": outcome, "reason": reason}
+        body = json.dumps(content, separators=(",", ":")).encode()
+        return cls(http_status, body, [("content-type", "application/json")])
+
+    @classmethod
+    def refused(cls, http_status: int, reason: str) -> Reply:
+        return cls.answer(http_status, "refused", reason)
+
+
+NO_HANDLER = "no handler for task type"
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,17 +91,24 @@ class CallbackReceiver(Generic[H]):
         self,
         *,
         secrets: str | Iterable[str] | None = None,
+        allow_unsigned: bool = False,
         tolerance: timedelta = DEFAULT_TOLERANCE,
         clock: Callable[[], float] = time.time,
         idempotency_store: IdempotencyStore | None = None,
         max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
     ) -> None:
-        """`secrets` (`whsec_...`): verify every callback's signature; `None` accepts unsigned
-        callbacks (only for services that do not sign yet)."""
+        """`secrets` (`whsec_...`, several while one is rotated out): every callback's
+        signature is verified with them. Without secrets the receiver refuses to be built,
+        unless `allow_unsigned=True` says the service does not sign its callbacks; a secret
+        given is always checked, whatever `allow_unsigned` says."""
+        listed = [secrets] if isinstance(secrets, str) else list(secrets or ())
+        if not listed and not allow_unsigned:
+            raise ValueError(
+                "give the webhook secrets, or allow_unsigned=True for a service that does not "
+                "sign its callbacks"
+            )
         self._verifier = (
-            WebhookVerifier(secrets, tolerance=tolerance, clock=clock)
-            if secrets is not None
-            else None
+            WebhookVerifier(listed, tolerance=tolerance, clock=clock) if listed else None
         )
         self.idempotency = Idempotency(idempotency_store)
         self.max_body_bytes = max_body_bytes
@@ -112,44 +129,47 @@ class CallbackReceiver(Generic[H]):
         return decorate
 
     def accept(self, method: str, headers: Mapping[str, str], body: bytes) -> Reply | Accepted[H]:
-        """The reply for a callback that must not reach a handler, or the handler to run."""
+        """The reply for a callback that must not reach a handler, or the handler to run.
+        `headers` are looked up case-insensitively."""
         if method != "POST":
-            return Reply(405, b"", [("allow", "POST")])
+            reply = Reply.refused(405, "method_not_allowed")
+            reply.headers.append(("allow", "POST"))
+            return reply
         try:
             if self._verifier is not None:
                 self._verifier.verify(headers, body)
         except InvalidCallbackError as exc:
             logger.warning("callback refused: %s", exc)
-            return Reply.json(401, error=str(exc.reason))
+            return Reply.refused(401, exc.reason)
         try:
             callback = parse_callback(body)
         except InvalidCallbackError as exc:
             logger.warning("callback refused: %s", exc)
-            return Reply.json(400, error=str(exc.reason))
+            return Reply.refused(400, exc.reason)
         handler = self._handlers.get(callback.task_type)
         if handler is None:
-            logger.warning("callback for unknown task type %r", callback.task_type)
-            return Reply.json(422, error="unknown_task_type")
-        key = headers.get("idempotency-key")
+            logger.warning("callback for task type %r, which has no handler", callback.task_type)
+            return Reply.answer(422, "failed", NO_HANDLER)
+        key = next((v for k, v in headers.items() if k.lower() == "idempotency-key"), None)
         if self.idempotency.seen(key):
-            return Reply.json(200, ok=True, duplicate=True)
+            return Reply.answer(200, "duplicate")
         return Accepted(callback, handler, key)
 
     def finish(self, accepted: Accepted[H], error: Exception | None) -> Reply:
         """The reply after the handler returned (`error` `None`) or raised."""
         if error is None:
             self.idempotency.done(accepted.idempotency_key)
-            return Reply.json(200, ok=True)
+            return Reply.answer(200, "handled")
         task = accepted.callback.task_id
         if isinstance(error, PermanentError):
             logger.warning("callback of task %s failed permanently: %s", task, error)
-            return Reply.json(422, error="permanent", message=str(error))
+            return Reply.answer(422, "failed")
         if isinstance(error, RetryableError):
             logger.info("callback of task %s to be retried: %s", task, error)
-            reply = Reply.json(503, error="retryable", message=str(error))
+            reply = Reply.answer(503, "retry")
             if error.retry_after is not None:
                 seconds = str(max(0, math.ceil(error.retry_after)))
                 reply.headers.append(("retry-after", seconds))
             return reply
         logger.error("callback handler of task %s raised", task, exc_info=error)
-        return Reply.json(500, error="internal")
+        return Reply.answer(500, "error")

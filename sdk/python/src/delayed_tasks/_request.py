@@ -17,7 +17,7 @@ from urllib.parse import quote
 
 import httpx
 
-from ._checks import Delay, check_payload, encode_when
+from ._checks import Delay, check_payload, encode_time, encode_when
 from ._errors import (
     REQUEST_ID_HEADER,
     DelayedTaskError,
@@ -87,7 +87,7 @@ class NewTask:
 
     task_type: str
     payload: Mapping[str, Any]
-    delay_seconds: Delay | None = None
+    delay: Delay | None = None
     execute_at: datetime | None = None
     callback_url: str | None = None
     task_id: str | None = None
@@ -102,7 +102,7 @@ def _create_body(task: NewTask) -> dict[str, Any]:
     """The wire body of one create; raises `InvalidArgumentError` for what the checks refuse."""
     problems: list[ErrorDetail] = []
     check_payload(task.payload, problems)
-    when = encode_when(task.delay_seconds, task.execute_at, problems, required=True)
+    when = encode_when(task.delay, task.execute_at, problems, required=True)
     _checked(problems)
     body = _set(
         {"taskType": task.task_type, "payload": task.payload}, callback_url=task.callback_url
@@ -182,7 +182,7 @@ def create_tasks_request(
     return ApiRequest("POST", f"{TASKS_PATH}/batch", {}, {"tasks": bodies}, decode)
 
 
-def get_request(task_id: str) -> ApiRequest[Task]:
+def status_request(task_id: str) -> ApiRequest[Task]:
     return ApiRequest("GET", _task_path(task_id), {}, None, _task)
 
 
@@ -190,29 +190,50 @@ def cancel_request(task_id: str) -> ApiRequest[Task]:
     return ApiRequest("POST", _task_path(task_id, "cancel"), {}, None, _task)
 
 
-def list_request(
-    *,
-    status: str | None,
-    task_type: str | None,
-    page_size: int | None,
-    page_token: str | None,
-) -> ApiRequest[TaskPage]:
-    query = {
-        name: str(value)
-        for name, value in _set(
-            {}, status=status, task_type=task_type, page_size=page_size, page_token=page_token
-        ).items()
-    }
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ListFilter:
+    """The filters `list` and `list_all` share; `None` leaves one out."""
+
+    status: str | None = None
+    task_type: str | None = None
+    id_prefix: str | None = None
+    owner: str | None = None
+    due_after: datetime | None = None
+    due_before: datetime | None = None
+    page_size: int | None = None
+
+
+def _optional_time(value: datetime | None, field: str, problems: list[ErrorDetail]) -> str | None:
+    return None if value is None else encode_time(value, field, problems)
+
+
+def list_request(filters: ListFilter, page_token: str | None) -> ApiRequest[TaskPage]:
+    problems: list[ErrorDetail] = []
+    due_after = _optional_time(filters.due_after, "dueAfter", problems)
+    due_before = _optional_time(filters.due_before, "dueBefore", problems)
+    _checked(problems)
+    fields = _set(
+        {},
+        status=filters.status,
+        task_type=filters.task_type,
+        id_prefix=filters.id_prefix,
+        owner=filters.owner,
+        due_after=due_after,
+        due_before=due_before,
+        page_size=filters.page_size,
+        page_token=page_token,
+    )
+    query = {name: str(value) for name, value in fields.items()}
     return ApiRequest(
         "GET", TASKS_PATH, query, None, lambda _s, data, _rid: TaskPage.from_json(data)
     )
 
 
 def reschedule_request(
-    task_id: str, *, delay_seconds: Delay | None, execute_at: datetime | None
+    task_id: str, *, delay: Delay | None, execute_at: datetime | None
 ) -> ApiRequest[Task]:
     problems: list[ErrorDetail] = []
-    body = encode_when(delay_seconds, execute_at, problems, required=True)
+    body = encode_when(delay, execute_at, problems, required=True)
     _checked(problems)
     return ApiRequest("POST", _task_path(task_id, "reschedule"), {}, body, _task)
 
@@ -223,13 +244,13 @@ def replay_request(
     payload: Mapping[str, Any] | None,
     payload_version: int | None,
     max_retries: int | None,
-    delay_seconds: Delay | None,
+    delay: Delay | None,
     execute_at: datetime | None,
 ) -> ApiRequest[Task]:
     problems: list[ErrorDetail] = []
     if payload is not None:
         check_payload(payload, problems)
-    when = encode_when(delay_seconds, execute_at, problems, required=False)
+    when = encode_when(delay, execute_at, problems, required=False)
     _checked(problems)
     body = _set({}, payload=payload, payload_version=payload_version, max_retries=max_retries)
     body.update(when)

@@ -25,7 +25,11 @@ class CallbackASGIApp(CallbackReceiver[AsyncHandler]):
     @app.handler("order.close")
     async def close_order(callback: Callback) -> None: ...
     ```
-    Mount it at the task's `callbackUrl`; it answers every path.
+    Served on its own (`uvicorn module:app`) it answers every path. Inside a Starlette or
+    FastAPI application, route it with `delayed_tasks.starlette.callback_routes` or
+    `delayed_tasks.fastapi.callback_router`, which answer both `/path` and `/path/`: `mount`
+    answers the bare `/path` with a 307 redirect, and the service takes a 3xx as a permanent
+    failure.
     """
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -36,7 +40,7 @@ class CallbackASGIApp(CallbackReceiver[AsyncHandler]):
             raise RuntimeError(f"CallbackASGIApp serves HTTP, not {scope['type']}")
         body = await _read_body(receive, self.max_body_bytes)
         if body is None:
-            await _send_reply(send, Reply.json(413, error="body_too_large"))
+            await _send_reply(send, Reply.refused(413, "body_too_large"))
             return
         headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
         await _send_reply(send, await self._handle(scope["method"], headers, body))

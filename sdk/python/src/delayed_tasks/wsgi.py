@@ -51,9 +51,9 @@ class CallbackWSGIApp(CallbackReceiver[Handler]):
         try:
             length = int(environ.get("CONTENT_LENGTH") or 0)
         except ValueError:
-            return Reply.json(411, error="invalid_content_length")
+            return Reply.refused(411, "invalid_content_length")
         if length > self.max_body_bytes:
-            return Reply.json(413, error="body_too_large")
+            return Reply.refused(413, "body_too_large")
         body = environ["wsgi.input"].read(length) if length > 0 else b""
         step = self.accept(environ.get("REQUEST_METHOD", ""), _headers(environ), body)
         if not isinstance(step, Accepted):

@@ -5,11 +5,19 @@ from __future__ import annotations
 import json
 import re
 import time
+from collections.abc import Sequence
 from typing import Any
 
 import pytest
 
-from delayed_tasks import Client, CreateTasksItem, DelayedTaskError, NewTask, RetryPolicy
+from delayed_tasks import (
+    Client,
+    CreateTasksItem,
+    DelayedTaskError,
+    ErrorDetail,
+    NewTask,
+    RetryPolicy,
+)
 
 from ..wire import camel, mismatches, to_wire
 from .stub import Recorded, stub_server
@@ -23,6 +31,14 @@ def snake(name: str) -> str:
     return re.sub(r"(?<!^)([A-Z])", r"_\1", name).lower()
 
 
+NATIVE_NAMES = {"delaySeconds": "delay"}
+"""Inputs whose Python name is not the wire name's snake_case (the unit is in the type)."""
+
+
+def native(given: dict[str, Any]) -> dict[str, Any]:
+    return {NATIVE_NAMES.get(k, snake(k)): v for k, v in given.items()}
+
+
 def make_client(base_url: str, options: dict[str, Any]) -> Client:
     unknown = set(options) - {"apiKey", "maxRetries"}
     assert not unknown, f"client options this runner does not know: {unknown}"
@@ -31,14 +47,14 @@ def make_client(base_url: str, options: dict[str, Any]) -> Client:
 
 
 def call(client: Client, operation: str, given: dict[str, Any]) -> Any:
-    kwargs = {snake(k): v for k, v in given.items()}
+    kwargs = native(given)
     match operation:
         case "create":
             return client.create(**kwargs)
         case "createTasks":
-            tasks = [NewTask(**{snake(k): v for k, v in t.items()}) for t in kwargs["tasks"]]
+            tasks = [NewTask(**native(t)) for t in kwargs["tasks"]]
             return [batch_item(item) for item in client.create_tasks(tasks)]
-        case "get" | "cancel":
+        case "status" | "cancel":
             return getattr(client, operation)(kwargs.pop("task_id"), **kwargs)
         case "reschedule" | "replay":
             return getattr(client, operation)(kwargs.pop("task_id"), **kwargs)
@@ -58,7 +74,7 @@ def batch_item(item: CreateTasksItem) -> dict[str, Any]:
         error = item.error
         wire["error"] = {
             "code": error.code,
-            "status": error.status or 0,
+            "status": error.status,
             "details": [{"field": d.field, "reason": d.reason} for d in error.details],
             "requestId": error.request_id,
         }
@@ -169,20 +185,30 @@ def error_mismatches(expected: dict[str, Any], outcome: Any) -> list[str]:
     problems = []
     if "code" in expected and outcome.code != expected["code"]:
         problems.append(f"error.code: expected {expected['code']}, got {outcome.code}")
-    if "status" in expected:
-        want = expected["status"] or None  # 0 and null: no answer
-        if outcome.status != want:
-            problems.append(f"error.status: expected {expected['status']}, got {outcome.status}")
+    if "status" in expected and (
+        type(outcome.status) is not int or outcome.status != expected["status"]
+    ):
+        problems.append(f"error.status: expected {expected['status']}, got {outcome.status!r}")
     if "requestId" in expected and outcome.request_id != expected["requestId"]:
         problems.append(
             f"error.requestId: expected {expected['requestId']}, got {outcome.request_id}"
         )
     if "details" in expected:
-        want_fields = [d.get("field") for d in expected["details"]]
-        got_fields = [d.field for d in outcome.details]
-        if want_fields != got_fields:
-            problems.append(f"error.details fields: expected {want_fields}, got {got_fields}")
+        problems += details_mismatches(expected["details"], outcome.details)
     return problems
+
+
+def details_mismatches(expected: list[dict[str, str]], actual: Sequence[ErrorDetail]) -> list[str]:
+    """Each detail's field, in order and count, and its reason word for word when given."""
+    want_fields = [d["field"] for d in expected]
+    got_fields = [d.field for d in actual]
+    if want_fields != got_fields:
+        return [f"error.details fields: expected {want_fields}, got {got_fields}"]
+    return [
+        f"error.details.{i}.reason: expected {want['reason']!r}, got {got.reason!r}"
+        for i, (want, got) in enumerate(zip(expected, actual, strict=True))
+        if "reason" in want and want["reason"] != got.reason
+    ]
 
 
 def test_camel_and_snake_are_inverse() -> None:

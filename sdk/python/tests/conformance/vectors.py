@@ -15,9 +15,14 @@ REPO_ROOT = Path(__file__).resolve().parents[4]
 CONFORMANCE_DIR = Path(os.environ.get("DTS_CONFORMANCE_DIR", REPO_ROOT / "conformance"))
 
 
-def load(kind: str) -> list[Any]:
-    """One pytest param per case of every `conformance/<kind>/*.json`, named `file: case`."""
-    files = sorted((CONFORMANCE_DIR / kind).glob("*.json"))
+def load(kind: str, *, only: str | None = None, skip: tuple[str, ...] = ()) -> list[Any]:
+    """One pytest param per case of `conformance/<kind>/*.json` (the file named `only`, or
+    every file but those in `skip`), named `file: case`."""
+    files = [
+        path
+        for path in sorted((CONFORMANCE_DIR / kind).glob("*.json"))
+        if (only is None or path.stem == only) and path.stem not in skip
+    ]
     if not files:
         return [pytest.param(None, id=f"no {kind} vectors")]
     return [
@@ -60,5 +65,7 @@ def untag(value: Any) -> Any:
             assert parsed.tzinfo is None, f"$localtime with an offset: {raw}"
             return parsed
         if tag == "$duration":
-            return timedelta(seconds=raw)
+            # A native duration; a NaN or infinite one only exists as float seconds.
+            seconds = untag(raw)
+            return timedelta(seconds=seconds) if math.isfinite(seconds) else seconds
     return {k: untag(v) for k, v in value.items()}

@@ -6,13 +6,16 @@ from __future__ import annotations
 import os
 import queue
 import threading
+import time
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from typing import Any
 from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
 
 import pytest
+import uvicorn
 
 from delayed_tasks import Callback, CallbackWSGIApp, Client, PermanentError
 
@@ -58,7 +61,7 @@ class Receiver:
 @contextmanager
 def serve_receiver(secret: str | None) -> Iterator[Receiver]:
     """Handles type `sdk.py`: a payload `{"fail": true}` fails permanently (422)."""
-    app = CallbackWSGIApp(secrets=[secret] if secret else None)
+    app = CallbackWSGIApp(secrets=secret, allow_unsigned=not secret)
     server: WSGIServer = make_server("127.0.0.1", 0, app, handler_class=_QuietHandler)
     recv = Receiver(f"http://127.0.0.1:{server.server_port}/callbacks", app)
 
@@ -76,6 +79,27 @@ def serve_receiver(secret: str | None) -> Iterator[Receiver]:
         server.shutdown()
         server.server_close()
         thread.join(timeout=5)
+
+
+@contextmanager
+def serve_asgi(app: Any) -> Iterator[str]:
+    """`app` under uvicorn on a loopback port: yields `http://127.0.0.1:<port>`."""
+    server = uvicorn.Server(
+        uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning", lifespan="off")
+    )
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 10
+    while not server.started:
+        if not thread.is_alive() or time.monotonic() > deadline:
+            pytest.fail("uvicorn did not start")
+        time.sleep(0.02)
+    port = server.servers[0].sockets[0].getsockname()[1]
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        thread.join(timeout=10)
 
 
 @pytest.fixture

@@ -11,9 +11,12 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
+from fastapi import FastAPI
 
 from delayed_tasks import (
     AsyncClient,
+    Callback,
+    CallbackASGIApp,
     Client,
     InvalidArgumentError,
     NewTask,
@@ -22,8 +25,9 @@ from delayed_tasks import (
     TaskNotFoundError,
     TaskStatus,
 )
+from delayed_tasks.fastapi import callback_router
 
-from .conftest import Receiver, serve_receiver
+from .conftest import Receiver, serve_asgi, serve_receiver
 
 pytestmark = pytest.mark.live
 
@@ -32,7 +36,7 @@ def wait_for_status(client: Client, task_id: str, status: str, timeout: float = 
     """Poll the task until it reaches `status` (bounded)."""
     deadline = time.monotonic() + timeout
     while True:
-        task = client.get(task_id)
+        task = client.status(task_id)
         if task.status == status:
             return task
         if time.monotonic() > deadline:
@@ -44,18 +48,18 @@ def test_create_get_cancel(client: Client, run_id: str) -> None:
     created = client.create(
         task_type="sdk.py",
         payload={"orderId": "10023", "big": 2**53 - 1},
-        delay_seconds=timedelta(hours=1),
+        delay=timedelta(hours=1),
         callback_url="http://127.0.0.1:9/never",
     )
     assert created.created
     task_id = created.task.task_id
-    fetched = client.get(task_id)
+    fetched = client.status(task_id)
     assert fetched.status == TaskStatus.SCHEDULED
     assert fetched.payload == {"orderId": "10023", "big": 2**53 - 1}
     assert fetched.execute_at is not None
     assert fetched.execute_at - datetime.now(UTC) > timedelta(minutes=55)
     assert client.cancel(task_id).status == TaskStatus.CANCELLED
-    assert client.get(task_id).status == TaskStatus.CANCELLED
+    assert client.status(task_id).status == TaskStatus.CANCELLED
 
 
 def test_create_is_idempotent_on_task_id_and_conflicts_on_another_spec(
@@ -75,7 +79,7 @@ def test_create_is_idempotent_on_task_id_and_conflicts_on_another_spec(
     with pytest.raises(TaskConflictError) as caught:
         client.create(**{**spec, "payload": {"n": 2}})
     assert (caught.value.code, caught.value.status) == ("TASK_CONFLICT", 409)
-    assert client.get(first.task.task_id).payload == {"n": 1}
+    assert client.status(first.task.task_id).payload == {"n": 1}
     client.cancel(first.task.task_id)
 
 
@@ -83,14 +87,14 @@ def test_reschedule(client: Client, run_id: str) -> None:
     task = client.create(
         task_type="sdk.py",
         payload={},
-        delay_seconds=3600,
+        delay=3600,
         callback_url="http://127.0.0.1:9/never",
         task_id=f"py-{run_id}-resched",
     ).task
     later = datetime.now(UTC).replace(microsecond=0) + timedelta(days=2)
     moved = client.reschedule(task.task_id, execute_at=later)
     assert moved.execute_at == later
-    assert client.get(task.task_id).execute_at == later
+    assert client.status(task.task_id).execute_at == later
     client.cancel(task.task_id)
 
 
@@ -101,7 +105,7 @@ def test_permanent_failure_then_replay_with_edited_payload(
     client.create(
         task_type="sdk.py",
         payload={"fail": True, "run": run_id},
-        delay_seconds=0,
+        delay=0,
         callback_url=receiver.url,
         task_id=task_id,
         max_retries=2,
@@ -127,7 +131,7 @@ async def test_due_task_reaches_a_handler_built_on_the_receiving_helpers(
         result = await client.create(
             task_type="sdk.py",
             payload={"orderId": 12345, "note": "héllo", "run": run_id},
-            delay_seconds=1.5,
+            delay=1.5,
             callback_url=receiver.url,
             trace_id=f"trace-{run_id}",
         )
@@ -151,7 +155,7 @@ def test_a_callback_signed_with_another_secret_never_reaches_the_handler(
         client.create(
             task_type="sdk.py",
             payload={"run": run_id},
-            delay_seconds=0,
+            delay=0,
             callback_url=receiver.url,
             task_id=task_id,
         )
@@ -166,7 +170,7 @@ def test_create_tasks_answers_each_item_in_order(client: Client, run_id: str) ->
     item = NewTask(
         task_type="sdk.py",
         payload={"n": 1},
-        delay_seconds=timedelta(hours=1),
+        delay=timedelta(hours=1),
         callback_url="http://127.0.0.1:9/never",
     )
     a, c = f"py-{run_id}-batch-a", f"py-{run_id}-batch-c"
@@ -187,11 +191,76 @@ def test_create_tasks_answers_each_item_in_order(client: Client, run_id: str) ->
     ]
     generated = results[1].task_id
     assert generated is not None
-    assert client.get(generated).status == TaskStatus.SCHEDULED
+    assert client.status(generated).status == TaskStatus.SCHEDULED
     with pytest.raises(TaskNotFoundError):
-        client.get(c)
+        client.status(c)
     [again] = client.create_tasks([replace(item, task_id=a)])
     assert again.ok
     assert again.created is False
     for task_id in (a, generated):
         client.cancel(task_id)
+
+
+def wait_until_listed(client: Client, expected: set[str], **filters: Any) -> set[str]:
+    """The ids `list_all` gives for `filters`, once they hold `expected` (visibility lags)."""
+    deadline = time.monotonic() + 30
+    while True:
+        listed = {task.task_id for task in client.list_all(**filters)}
+        if expected <= listed or time.monotonic() > deadline:
+            return listed
+        time.sleep(0.5)
+
+
+def test_list_filters_by_id_prefix_status_and_due_range(client: Client, run_id: str) -> None:
+    now = datetime.now(UTC)
+    prefix = f"py-{run_id}-list-"
+    soon, later = f"{prefix}soon", f"{prefix}later"
+    for task_id, delay in ((soon, timedelta(hours=1)), (later, timedelta(hours=3))):
+        client.create(
+            task_type="sdk.py",
+            payload={},
+            delay=delay,
+            callback_url="http://127.0.0.1:9/never",
+            task_id=task_id,
+        )
+    try:
+        assert wait_until_listed(client, {soon, later}, id_prefix=prefix, page_size=1) == {
+            soon,
+            later,
+        }
+        in_range = wait_until_listed(
+            client,
+            {soon},
+            id_prefix=prefix,
+            status=TaskStatus.SCHEDULED,
+            due_after=now + timedelta(minutes=30),
+            due_before=now + timedelta(hours=2),
+        )
+        assert in_range == {soon}
+    finally:
+        client.cancel(soon)
+        client.cancel(later)
+
+
+@pytest.mark.parametrize("slash", ["", "/"])
+def test_a_fastapi_app_receives_on_the_bare_path_and_with_the_slash(
+    client: Client, run_id: str, slash: str
+) -> None:
+    secret = os.environ.get("DTS_WEBHOOK_SECRET") or None
+    handled: queue.Queue[Callback] = queue.Queue()
+    receiver = CallbackASGIApp(secrets=secret, allow_unsigned=not secret)
+    receiver.register("sdk.py", handled.put)
+    app = FastAPI()
+    app.include_router(callback_router(receiver, "/hooks"))
+    with serve_asgi(app) as base_url:
+        task_id = f"py-{run_id}-fastapi"
+        client.create(
+            task_type="sdk.py",
+            payload={"run": run_id},
+            delay=0,
+            callback_url=f"{base_url}/hooks{slash}",
+            task_id=task_id,
+        )
+        assert handled.get(timeout=90).task_id == task_id
+        succeeded = wait_for_status(client, task_id, TaskStatus.SUCCEEDED)
+        assert succeeded.attempts == 1  # answered 200 at once: no redirect, no retry

@@ -14,6 +14,7 @@ from delayed_tasks import (
     CallbackWSGIApp,
     Idempotency,
     InMemoryIdempotencyStore,
+    InvalidCallbackError,
     PermanentError,
     RetryableError,
 )
@@ -119,16 +120,37 @@ def test_wsgi_idempotency_records_a_key_only_after_success() -> None:
 
 def test_unsigned_mode_and_body_limit() -> None:
     handlers = Handlers()
-    app = CallbackWSGIApp(max_body_bytes=2048)
+    app = CallbackWSGIApp(allow_unsigned=True, max_body_bytes=2048)
     app.register("order.close", handlers)
     with httpx.Client(transport=httpx.WSGITransport(app=app), base_url="http://r") as http:
-        assert http.post("/", content=body()).status_code == 200
-        assert http.post("/", content=body(pad="x" * 4096)).status_code == 413
+        assert http.post("/", content=body()).json() == {"status": "handled"}
+        too_large = http.post("/", content=body(pad="x" * 4096))
+        assert too_large.status_code == 413
+        assert too_large.json() == {"status": "refused", "reason": "body_too_large"}
+        get = http.get("/")
+        assert (get.status_code, get.headers["allow"]) == (405, "POST")
+        assert get.json() == {"status": "refused", "reason": "method_not_allowed"}
     assert len(handlers.runs) == 1
 
 
+@pytest.mark.parametrize("adapter", [CallbackASGIApp, CallbackWSGIApp])
+@pytest.mark.parametrize("secrets", [None, [], ()])
+def test_no_secret_refuses_to_build_unless_unsigned_is_allowed(
+    adapter: type[CallbackASGIApp | CallbackWSGIApp], secrets: list[str] | None
+) -> None:
+    with pytest.raises(ValueError, match="allow_unsigned=True"):
+        adapter(secrets=secrets)
+    adapter(secrets=secrets, allow_unsigned=True)
+
+
+def test_a_malformed_secret_fails_the_build() -> None:
+    with pytest.raises(InvalidCallbackError) as caught:
+        CallbackWSGIApp(secrets="not-whsec", allow_unsigned=True)
+    assert caught.value.reason == "invalid_secret"
+
+
 def test_registering_a_type_twice_is_an_error() -> None:
-    app = CallbackWSGIApp()
+    app = CallbackWSGIApp(secrets=SECRET)
     app.register("a", Handlers())
     with pytest.raises(ValueError, match="already registered"):
         app.register("a", Handlers())
@@ -175,7 +197,7 @@ async def test_asgi_refusals_and_duplicates() -> None:
         assert (await http.post("/", content=content, headers=signed(content))).status_code == 200
         again = await http.post("/", content=content, headers=signed(content))
         assert again.status_code == 200
-        assert again.json()["duplicate"] is True
+        assert again.json() == {"status": "duplicate"}
     assert runs == ["t-1"]
 
 
@@ -207,7 +229,7 @@ def test_in_memory_store_is_bounded_and_expires() -> None:
 
 @pytest.mark.anyio
 async def test_asgi_lifespan_completes() -> None:
-    app = CallbackASGIApp()
+    app = CallbackASGIApp(allow_unsigned=True)
     incoming = [{"type": "lifespan.startup"}, {"type": "lifespan.shutdown"}]
     sent: list[dict[str, Any]] = []
 

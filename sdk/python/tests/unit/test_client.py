@@ -14,6 +14,8 @@ import pytest
 
 from delayed_tasks import (
     AsyncClient,
+    Attempt,
+    AttemptOutcome,
     Client,
     DelayedTaskError,
     InvalidArgumentError,
@@ -21,11 +23,13 @@ from delayed_tasks import (
     RetryPolicy,
     TaskConflictError,
     TaskNotFoundError,
+    TaskStatus,
     UnavailableError,
 )
 
 TASK = {
     "taskId": "t-1",
+    "owner": "orders",
     "taskType": "order.close",
     "status": "SCHEDULED",
     "executeAt": "2026-12-03T10:00:00.000Z",
@@ -42,6 +46,15 @@ TASK = {
     "nextAttemptAt": None,
     "firedAt": None,
     "completedAt": None,
+    "attemptHistory": [
+        {
+            "attempt": 1,
+            "startedAt": "2026-12-03T10:00:00.000Z",
+            "finishedAt": "2026-12-03T10:00:00.250Z",
+            "outcome": "RETRYABLE_ERROR",
+            "statusCode": 503,
+        }
+    ],
 }
 NO_WAIT = RetryPolicy(initial_backoff=0)
 
@@ -81,7 +94,7 @@ def test_create_sends_wire_names_only_for_fields_set_and_generates_a_task_id() -
         result = c.create(
             task_type="order.close",
             payload={"orderId": "10023"},
-            delay_seconds=timedelta(seconds=1, milliseconds=500),
+            delay=timedelta(seconds=1, milliseconds=500),
             max_retries=5,
         )
     [request] = rec.requests
@@ -100,11 +113,21 @@ def test_create_sends_wire_names_only_for_fields_set_and_generates_a_task_id() -
     assert result.created is True
     assert result.task.execute_at == datetime(2026, 12, 3, 10, tzinfo=UTC)
     assert result.task.payload["big"] == 9007199254740991
+    assert result.task.owner == "orders"
+    assert result.task.attempt_history == [
+        Attempt(
+            attempt=1,
+            started_at=datetime(2026, 12, 3, 10, tzinfo=UTC),
+            finished_at=datetime(2026, 12, 3, 10, 0, 0, 250_000, tzinfo=UTC),
+            outcome=AttemptOutcome.RETRYABLE_ERROR,
+            status_code=503,
+        )
+    ]
 
 
 def test_create_answered_200_is_an_existing_task() -> None:
     rec = Recorder(httpx.Response(200, json=TASK))
-    result = client(rec).create(task_type="t", payload={}, delay_seconds=0, task_id="t-1")
+    result = client(rec).create(task_type="t", payload={}, delay=0, task_id="t-1")
     assert result.created is False
     assert rec.bodies()[0]["taskId"] == "t-1"
 
@@ -112,10 +135,10 @@ def test_create_answered_200_is_an_existing_task() -> None:
 @pytest.mark.parametrize(
     ("when", "sent"),
     [
-        ({"delay_seconds": 1800}, {"delaySeconds": 1800}),
-        ({"delay_seconds": 0.0004}, {"delaySeconds": 0}),
-        ({"delay_seconds": 2.25}, {"delaySeconds": 2.25}),
-        ({"delay_seconds": timedelta(minutes=30)}, {"delaySeconds": 1800}),
+        ({"delay": 1800}, {"delaySeconds": 1800}),
+        ({"delay": 0.0004}, {"delaySeconds": 0}),
+        ({"delay": 2.25}, {"delaySeconds": 2.25}),
+        ({"delay": timedelta(minutes=30)}, {"delaySeconds": 1800}),
         (
             {
                 "execute_at": datetime(
@@ -137,19 +160,19 @@ def test_delays_and_times_are_encoded(when: dict[str, Any], sent: dict[str, Any]
 @pytest.mark.parametrize(
     ("kwargs", "fields"),
     [
-        ({"payload": {"a": {"b": float("nan")}}, "delay_seconds": 1}, ["payload.a.b"]),
-        ({"payload": {"items": [1, 2, float("-inf")]}, "delay_seconds": 1}, ["payload.items.2"]),
-        ({"payload": {"id": 2**53}, "delay_seconds": 1}, ["payload.id"]),
-        ({"payload": {"id": -(2**53)}, "delay_seconds": 1}, ["payload.id"]),
-        ({"payload": {"f": 1e300}, "delay_seconds": 1}, ["payload.f"]),
-        ({"payload": {"when": datetime.now(UTC)}, "delay_seconds": 1}, ["payload.when"]),
-        ({"payload": [1], "delay_seconds": 1}, ["payload"]),
+        ({"payload": {"a": {"b": float("nan")}}, "delay": 1}, ["payload.a.b"]),
+        ({"payload": {"items": [1, 2, float("-inf")]}, "delay": 1}, ["payload.items.2"]),
+        ({"payload": {"id": 2**53}, "delay": 1}, ["payload.id"]),
+        ({"payload": {"id": -(2**53)}, "delay": 1}, ["payload.id"]),
+        ({"payload": {"f": 1e300}, "delay": 1}, ["payload.f"]),
+        ({"payload": {"when": datetime.now(UTC)}, "delay": 1}, ["payload.when"]),
+        ({"payload": [1], "delay": 1}, ["payload"]),
         ({"payload": {}, "execute_at": datetime(2026, 12, 3, 18, 30)}, ["executeAt"]),
         ({"payload": {}}, ["delaySeconds"]),
-        ({"payload": {}, "delay_seconds": 1, "execute_at": datetime.now(UTC)}, ["delaySeconds"]),
-        ({"payload": {}, "delay_seconds": -0.5}, ["delaySeconds"]),
-        ({"payload": {}, "delay_seconds": float("inf")}, ["delaySeconds"]),
-        ({"payload": {"x": float("nan")}, "delay_seconds": -1}, ["payload.x", "delaySeconds"]),
+        ({"payload": {}, "delay": 1, "execute_at": datetime.now(UTC)}, ["delaySeconds"]),
+        ({"payload": {}, "delay": -0.5}, ["delaySeconds"]),
+        ({"payload": {}, "delay": float("inf")}, ["delaySeconds"]),
+        ({"payload": {"x": float("nan")}, "delay": -1}, ["payload.x", "delaySeconds"]),
     ],
 )
 def test_checks_before_sending_raise_invalid_argument_and_send_nothing(
@@ -159,7 +182,7 @@ def test_checks_before_sending_raise_invalid_argument_and_send_nothing(
     with pytest.raises(InvalidArgumentError) as caught:
         client(rec).create(task_type="t", **kwargs)
     assert caught.value.code == "INVALID_ARGUMENT"
-    assert caught.value.status is None
+    assert caught.value.status == 0
     assert [d.field for d in caught.value.details] == fields
     assert rec.requests == []
 
@@ -167,14 +190,14 @@ def test_checks_before_sending_raise_invalid_argument_and_send_nothing(
 def test_the_largest_safe_integers_pass() -> None:
     rec = Recorder(httpx.Response(201, json=TASK))
     payload = {"max": 2**53 - 1, "min": -(2**53 - 1), "flag": True}
-    client(rec).create(task_type="t", payload=payload, delay_seconds=1)
+    client(rec).create(task_type="t", payload=payload, delay=1)
     assert rec.bodies()[0]["payload"] == payload
 
 
 def test_path_segments_are_percent_encoded_and_cancel_has_no_body() -> None:
     rec = Recorder(httpx.Response(200, json=TASK), httpx.Response(200, json=TASK))
     c = client(rec)
-    c.get("a:b/c d")
+    c.status("a:b/c d")
     c.cancel("x:y")
     assert rec.requests[0].url.raw_path == b"/api/v1/tasks/a%3Ab%2Fc%20d"
     assert rec.requests[1].url.raw_path == b"/api/v1/tasks/x%3Ay/cancel"
@@ -185,7 +208,7 @@ def test_path_segments_are_percent_encoded_and_cancel_has_no_body() -> None:
 def test_reschedule_and_replay_bodies() -> None:
     rec = Recorder(*[httpx.Response(200, json=TASK)] * 3)
     c = client(rec)
-    c.reschedule("t-1", delay_seconds=600)
+    c.reschedule("t-1", delay=600)
     c.replay("t-1", payload={"v": 2}, payload_version=2)
     c.replay("t-1")
     assert rec.bodies() == [{"delaySeconds": 600}, {"payload": {"v": 2}, "payloadVersion": 2}, {}]
@@ -209,19 +232,19 @@ def test_errors_map_to_subclasses_with_details_status_and_request_id() -> None:
     )
     c = client(rec)
     with pytest.raises(InvalidArgumentError) as invalid:
-        c.get("a")
+        c.status("a")
     assert (invalid.value.status, invalid.value.request_id) == (400, "req-7")
     assert invalid.value.details[0].field == "taskType"
     with pytest.raises(TaskNotFoundError):
-        c.get("a")
+        c.status("a")
     with pytest.raises(TaskConflictError):
-        c.get("a")
+        c.status("a")
     with pytest.raises(DelayedTaskError) as unknown:
-        c.get("a")
+        c.status("a")
     assert type(unknown.value) is DelayedTaskError
     assert (unknown.value.code, unknown.value.status) == ("TEAPOT_FROM_THE_FUTURE", 418)
     with pytest.raises(DelayedTaskError) as html:
-        c.get("a")
+        c.status("a")
     assert (html.value.code, html.value.status) == ("UNKNOWN", 502)
     assert len(rec.requests) == 5  # none of these was retried
 
@@ -233,7 +256,7 @@ def test_503_429_and_network_errors_are_retried_with_the_same_task_id() -> None:
         error(429, "RESOURCE_EXHAUSTED"),
         httpx.Response(201, json=TASK),
     )
-    result = client(rec).create(task_type="t", payload={}, delay_seconds=1)
+    result = client(rec).create(task_type="t", payload={}, delay=1)
     assert result.created
     ids = {b["taskId"] for b in rec.bodies()}
     assert len(rec.requests) == 4
@@ -243,14 +266,14 @@ def test_503_429_and_network_errors_are_retried_with_the_same_task_id() -> None:
 def test_retries_stop_after_max_retries() -> None:
     rec = Recorder(*[error(503, "UNAVAILABLE")] * 4)
     with pytest.raises(UnavailableError) as caught:
-        client(rec).get("a")
+        client(rec).status("a")
     assert caught.value.status == 503
     assert len(rec.requests) == 4
 
     rec = Recorder(*[httpx.ReadTimeout("slow")] * 2)
     with pytest.raises(UnavailableError) as caught:
-        client(rec, retry=RetryPolicy(max_retries=1, initial_backoff=0)).get("a")
-    assert (caught.value.code, caught.value.status) == ("UNAVAILABLE", None)
+        client(rec, retry=RetryPolicy(max_retries=1, initial_backoff=0)).status("a")
+    assert (caught.value.code, caught.value.status) == ("UNAVAILABLE", 0)
     assert isinstance(caught.value.__cause__, httpx.ReadTimeout)
     assert len(rec.requests) == 2
 
@@ -287,10 +310,10 @@ async def test_async_client_shares_the_semantics() -> None:
     async with AsyncClient(
         "http://dts.test", transport=httpx.MockTransport(rec), retry=NO_WAIT
     ) as c:
-        result = await c.create(task_type="t", payload={}, delay_seconds=1)
+        result = await c.create(task_type="t", payload={}, delay=1)
         tasks = [t async for t in c.list_all(task_type="t")]
         with pytest.raises(InvalidArgumentError):
-            await c.create(task_type="t", payload={"x": float("nan")}, delay_seconds=1)
+            await c.create(task_type="t", payload={"x": float("nan")}, delay=1)
     assert result.created
     assert len(tasks) == 3
     assert len(rec.requests) == 4
@@ -306,7 +329,7 @@ def test_waits_follow_the_policy_and_retry_after(monkeypatch: pytest.MonkeyPatch
         httpx.ConnectError("refused"),
         httpx.Response(200, json=TASK),
     )
-    client(rec, retry=RetryPolicy(initial_backoff=1, max_backoff=1.5)).get("a")
+    client(rec, retry=RetryPolicy(initial_backoff=1, max_backoff=1.5)).status("a")
     assert waits[0] >= 2
     assert waits[1] == 30  # Retry-After capped
     assert 0 <= waits[2] <= 1.5
@@ -316,10 +339,10 @@ def test_internal_errors_and_other_5xx_are_not_retried() -> None:
     rec = Recorder(error(500, "INTERNAL"), error(504, "GATEWAY_TIMEOUT"))
     c = client(rec)
     with pytest.raises(DelayedTaskError) as first:
-        c.create(task_type="t", payload={}, delay_seconds=1)
+        c.create(task_type="t", payload={}, delay=1)
     assert first.value.code == "INTERNAL"
     with pytest.raises(DelayedTaskError):
-        c.get("a")
+        c.status("a")
     assert len(rec.requests) == 2
 
 
@@ -347,7 +370,7 @@ def test_a_given_http_client_is_used_and_left_open() -> None:
     rec = Recorder(httpx.Response(200, json=TASK))
     http = httpx.Client(transport=httpx.MockTransport(rec))
     with Client("http://dts.test", http_client=http) as c:
-        assert c.get("t-1").task_id == "t-1"
+        assert c.status("t-1").task_id == "t-1"
     assert not http.is_closed
     http.close()
     with pytest.raises(ValueError, match="not both"):
@@ -359,7 +382,7 @@ def test_create_tasks_retries_a_network_error_with_the_same_generated_ids() -> N
         httpx.ConnectError("refused"),
         httpx.Response(200, json={"results": [{"index": 0, "status": 201, "task": TASK}]}),
     )
-    [item] = client(rec).create_tasks([NewTask(task_type="t", payload={}, delay_seconds=1)])
+    [item] = client(rec).create_tasks([NewTask(task_type="t", payload={}, delay=1)])
     first, second = rec.bodies()
     assert first == second
     assert item.ok
@@ -376,7 +399,7 @@ def test_create_tasks_items_carry_the_exception_class_of_their_code() -> None:
         ]
     }
     rec = Recorder(httpx.Response(200, json=answer, headers={"x-request-id": "r-1"}))
-    spec = NewTask(task_type="t", payload={}, delay_seconds=1)
+    spec = NewTask(task_type="t", payload={}, delay=1)
     items = client(rec).create_tasks([replace(spec, task_id=f"b-{i}") for i in range(3)])
     assert [(i.task_id, type(i.error), i.error and i.error.status) for i in items] == [
         ("b-0", DelayedTaskError, 200),
@@ -399,13 +422,71 @@ async def test_async_create_tasks_refuses_bad_items_before_sending() -> None:
     ) as c:
         items = await c.create_tasks(
             [
-                NewTask(task_type="t", payload={"x": float("inf")}, delay_seconds=1, task_id="a"),
-                NewTask(task_type="t", payload={}, delay_seconds=1, task_id="b"),
+                NewTask(task_type="t", payload={"x": float("inf")}, delay=1, task_id="a"),
+                NewTask(task_type="t", payload={}, delay=1, task_id="b"),
             ]
         )
     assert isinstance(items[0].error, InvalidArgumentError)
-    assert items[0].error.status is None
+    assert items[0].error.status == 0
     assert [d.field for d in items[0].error.details] == ["payload.x"]
     assert items[1].created
     assert items[1].task_id == "b"
     assert [t["taskId"] for t in rec.bodies()[0]["tasks"]] == ["b"]
+
+
+def test_a_local_refusal_says_the_field_and_the_reason() -> None:
+    rec = Recorder()
+    with pytest.raises(InvalidArgumentError) as caught:
+        client(rec).create(task_type="t", payload={}, delay=float("nan"))
+    error = caught.value
+    assert (error.code, error.status, error.request_id) == ("INVALID_ARGUMENT", 0, None)
+    assert str(error) == error.message == "delaySeconds is not a finite number"
+    with pytest.raises(InvalidArgumentError, match=r"^delaySeconds must not be negative$"):
+        client(rec).reschedule("t-1", delay=timedelta(seconds=-1))
+    with pytest.raises(InvalidArgumentError) as both:
+        client(rec).replay("t-1", delay=1, execute_at=datetime.now(UTC))
+    assert both.value.message == "delaySeconds give at most one of delaySeconds or executeAt"
+    assert rec.requests == []
+
+
+def test_list_sends_every_filter_with_due_times_in_utc_milliseconds() -> None:
+    rec = Recorder(*pages())
+    plus_eight = timezone(timedelta(hours=8))
+    page = client(rec).list(
+        status=TaskStatus.FAILED,
+        task_type="order.close",
+        id_prefix="order-",
+        owner="billing",
+        due_after=datetime(2026, 12, 3, 18, 0, tzinfo=plus_eight),
+        due_before=datetime(2026, 12, 3, 11, 0, 0, 250_000, tzinfo=UTC),
+        page_size=2,
+        page_token="abc=",
+    )
+    assert page.next_page_token == "p2"
+    assert dict(rec.requests[0].url.params) == {
+        "status": "FAILED",
+        "taskType": "order.close",
+        "idPrefix": "order-",
+        "owner": "billing",
+        "dueAfter": "2026-12-03T10:00:00.000Z",
+        "dueBefore": "2026-12-03T11:00:00.250Z",
+        "pageSize": "2",
+        "pageToken": "abc=",
+    }
+
+
+def test_a_naive_due_time_is_refused_before_sending() -> None:
+    rec = Recorder()
+    with pytest.raises(InvalidArgumentError) as caught:
+        list(client(rec).list_all(due_before=datetime(2026, 12, 3, 11, 0)))
+    assert [(d.field, d.reason) for d in caught.value.details] == [
+        ("dueBefore", "must be an RFC 3339 time with an offset (Z or +08:00)")
+    ]
+    assert rec.requests == []
+
+
+def test_a_network_failure_after_the_retries_has_status_0() -> None:
+    rec = Recorder(httpx.ConnectError("refused"))
+    with pytest.raises(UnavailableError) as caught:
+        client(rec, retry=RetryPolicy(max_retries=0)).status("t-1")
+    assert (caught.value.code, caught.value.status) == ("UNAVAILABLE", 0)
