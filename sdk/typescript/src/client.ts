@@ -139,7 +139,8 @@ export class DelayedTasksClient {
     return results;
   }
 
-  async get(taskId: string): Promise<Task> {
+  /** The task as the service knows it now (`GET /api/v1/tasks/{taskId}`). */
+  async status(taskId: string): Promise<Task> {
     return this.task({ method: 'GET', path: taskPath(taskId) });
   }
 

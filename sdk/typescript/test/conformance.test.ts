@@ -23,14 +23,19 @@ function load<T>(folder: string): T[] {
 interface ClientCase {
   name: string;
   file: string;
-  operation: 'create' | 'createTasks' | 'get' | 'cancel' | 'list' | 'listAll' | 'reschedule' | 'replay';
+  operation: 'create' | 'createTasks' | 'status' | 'cancel' | 'list' | 'listAll' | 'reschedule' | 'replay';
   options?: { apiKey?: string; maxRetries?: number };
   input: Record<string, unknown>;
   requests: ExpectedRequest[];
   responses: Array<{ status: number; headers?: Record<string, string>; body?: unknown; bodyText?: string }>;
   expect: {
     result?: unknown;
-    error?: { code: string; status: number; details?: Array<{ field: string }>; requestId?: string };
+    error?: {
+      code: string;
+      status: number;
+      details?: Array<{ field: string; reason?: string }>;
+      requestId?: string;
+    };
     minElapsedMs?: number;
     maxElapsedMs?: number;
   };
@@ -178,8 +183,8 @@ async function run(
       return client.create(input as never);
     case 'createTasks':
       return client.createTasks(input.tasks as never);
-    case 'get':
-      return client.get(taskId);
+    case 'status':
+      return client.status(taskId);
     case 'cancel':
       return client.cancel(taskId);
     case 'reschedule':
@@ -238,7 +243,17 @@ describe('client vectors', () => {
         status: c.expect.error.status,
       });
       if (c.expect.error.details) {
+        // Fields in order and count; the reason word for word where the vector gives one.
         expect(actual.details.map((d) => d.field)).toEqual(c.expect.error.details.map((d) => d.field));
+        c.expect.error.details.forEach((wanted, index) => {
+          if (wanted.reason !== undefined) expect(actual.details[index]?.reason).toBe(wanted.reason);
+        });
+        if (actual.status === 0) {
+          const [detail] = actual.details;
+          expect(actual.message, 'a local refusal says "<field> <reason>"').toBe(
+            `${detail?.field} ${detail?.reason}`,
+          );
+        }
       }
       if (c.expect.error.requestId) expect(actual.requestId).toBe(c.expect.error.requestId);
     } else {

@@ -53,7 +53,7 @@ describe.runIf(Boolean(DTS_URL))('live service', () => {
   async function until(taskId: string, status: TaskStatus): Promise<Task> {
     const deadline = Date.now() + 45_000;
     for (;;) {
-      const task = await client.get(taskId);
+      const task = await client.status(taskId);
       if (task.status === status) return task;
       if (Date.now() > deadline) throw new Error(`${taskId} is ${task.status}, not ${status}`);
       await new Promise((resolve) => setTimeout(resolve, 200));
@@ -69,9 +69,9 @@ describe.runIf(Boolean(DTS_URL))('live service', () => {
     });
     expect(created).toBe(true);
     expect(task.taskId).toMatch(/^[0-9a-f-]{36}$/);
-    expect((await client.get(task.taskId)).status).toBe('SCHEDULED');
+    expect((await client.status(task.taskId)).status).toBe('SCHEDULED');
     expect((await client.cancel(task.taskId)).status).toBe('CANCELLED');
-    expect((await client.get(task.taskId)).status).toBe('CANCELLED');
+    expect((await client.status(task.taskId)).status).toBe('CANCELLED');
   });
 
   it('create with a client id twice, then with another spec', async () => {
@@ -144,8 +144,8 @@ describe.runIf(Boolean(DTS_URL))('live service', () => {
     ]);
     const generated = first[1]?.taskId ?? '';
     expect(generated).toMatch(/^[0-9a-f-]{36}$/);
-    expect((await client.get(generated)).status).toBe('SCHEDULED');
-    await expect(client.get(`ts-${run}-batch-c`)).rejects.toMatchObject({ code: 'TASK_NOT_FOUND' });
+    expect((await client.status(generated)).status).toBe('SCHEDULED');
+    await expect(client.status(`ts-${run}-batch-c`)).rejects.toMatchObject({ code: 'TASK_NOT_FOUND' });
 
     const again = await client.createTasks([{ ...item, taskId: `ts-${run}-batch-a` }]);
     expect(again[0]).toMatchObject({

@@ -33,7 +33,7 @@ describe('DelayedTasksClient transport', () => {
   it('retries a dropped connection and then reports UNAVAILABLE with status 0', async () => {
     const server = await serve((_, socket) => socket.destroy());
     const client = new DelayedTasksClient({ baseUrl: server.url, retry: fastRetries });
-    const error = await client.get('t-1').catch((err: unknown) => err);
+    const error = await client.status('t-1').catch((err: unknown) => err);
     expect(error).toBeInstanceOf(DelayedTaskError);
     expect(error).toMatchObject({ code: 'UNAVAILABLE', status: 0 });
     expect(server.attempts()).toBe(4);
@@ -47,7 +47,7 @@ describe('DelayedTasksClient transport', () => {
       );
     });
     const client = new DelayedTasksClient({ baseUrl: server.url, timeoutMs: 300, retry: fastRetries });
-    await expect(client.get('t-1')).resolves.toEqual({});
+    await expect(client.status('t-1')).resolves.toEqual({});
     expect(server.attempts()).toBe(2);
   });
 
