@@ -3,7 +3,7 @@
  * one method per operation, checks before sending.
  */
 import { randomUUID } from 'node:crypto';
-import { checkPayload, wireWhen } from './checks.js';
+import { checkPayload, wireTime, wireWhen } from './checks.js';
 import { DelayedTaskError, type ErrorDetail } from './errors.js';
 import { stringify } from './json.js';
 import {
@@ -165,7 +165,13 @@ export class DelayedTasksClient {
 
   /** One page of tasks, newest first. */
   async list(query: ListTasksQuery = {}): Promise<TaskPage> {
-    const { body } = await this.send({ method: 'GET', path: '/api/v1/tasks', query: { ...query } });
+    const { dueAfter, dueBefore, ...rest } = query;
+    const wire = {
+      ...rest,
+      dueAfter: dueAfter === undefined ? undefined : wireTime('dueAfter', dueAfter, true),
+      dueBefore: dueBefore === undefined ? undefined : wireTime('dueBefore', dueBefore, true),
+    };
+    const { body } = await this.send({ method: 'GET', path: '/api/v1/tasks', query: wire });
     const page = body as { tasks: Record<string, unknown>[]; nextPageToken: string | null };
     return {
       tasks: page.tasks.map((task) => withDates<TaskSummary>(task)),
@@ -173,7 +179,10 @@ export class DelayedTasksClient {
     };
   }
 
-  /** Every task matching the query, following `nextPageToken` page after page. */
+  /**
+   * Every task matching the filters, page after page (`for await (const task of client.listAll(...))`);
+   * the next page is fetched only when the loop gets that far.
+   */
   async *listAll(query: Omit<ListTasksQuery, 'pageToken'> = {}): AsyncGenerator<TaskSummary> {
     let pageToken: string | undefined;
     do {

@@ -83,10 +83,21 @@ export type CreateTasksItem =
   | { index: number; taskId: string; created: boolean; task: Task; error?: undefined }
   | { index: number; taskId?: string; error: DelayedTaskError; created?: undefined; task?: undefined };
 
+/** The filters of `list` and `listAll` (the API's query parameters); unset ones are not sent. */
 export interface ListTasksQuery {
   status?: TaskStatus;
   taskType?: string;
+  /** Only tasks whose id starts with this (case-sensitive). */
+  idPrefix?: string;
+  /** Admin keys only: this owner's tasks (an admin key lists every owner's by default). */
+  owner?: string;
+  /** Only tasks due at or after this time: a `Date` or an RFC 3339 string with an offset, sent as UTC. */
+  dueAfter?: Date | string;
+  /** Only tasks due before this time: a `Date` or an RFC 3339 string with an offset, sent as UTC. */
+  dueBefore?: Date | string;
+  /** 1 to 1000. @defaultValue 50 (the service's) */
   pageSize?: number;
+  /** `nextPageToken` of the previous page. */
   pageToken?: string;
 }
 

@@ -90,6 +90,27 @@ describe('DelayedTasksClient transport', () => {
     });
   });
 
+  it('sends the due range of a list as UTC with milliseconds, from a Date or a string with an offset', async () => {
+    const urls: string[] = [];
+    const fetchSpy: typeof fetch = async (input) => {
+      urls.push(String(input));
+      return new Response(JSON.stringify({ tasks: [], nextPageToken: null }), { status: 200 });
+    };
+    const client = new DelayedTasksClient({ baseUrl: 'http://svc.test', fetch: fetchSpy });
+    await client.list({ dueAfter: '2026-12-03T18:30:00+08:00', dueBefore: new Date(Date.UTC(2026, 11, 4)) });
+    expect(Object.fromEntries(new URL(urls[0] ?? '').searchParams)).toEqual({
+      dueAfter: '2026-12-03T10:30:00.000Z',
+      dueBefore: '2026-12-04T00:00:00.000Z',
+    });
+    const error = await client.list({ dueBefore: '2026-12-03T18:30:00' }).catch((err: unknown) => err);
+    expect(error).toMatchObject({
+      code: 'INVALID_ARGUMENT',
+      status: 0,
+      message: 'dueBefore must be an RFC 3339 time with an offset (Z or +08:00)',
+    });
+    expect(urls).toHaveLength(1);
+  });
+
   it('retries a batch after a dropped connection with the same generated task ids', async () => {
     const bodies: string[] = [];
     const fetchSpy: typeof fetch = async (_input, init) => {
