@@ -18,12 +18,12 @@ export { SDK_VERSION } from './version.js';
 export { parseCallback, type Callback } from './receive/parse.js';
 export {
   CallbackRejectedError,
-  CallbackVerifier,
+  WebhookVerifier,
   type HeaderSource,
   type RejectionReason,
   type VerifierOptions,
 } from './receive/verify.js';
-export { MemoryIdempotencyStore, once, type IdempotencyStore } from './receive/idempotency.js';
+export { InMemoryIdempotencyStore, once, type IdempotencyStore } from './receive/idempotency.js';
 export {
   createNodeHandler,
   createReceiver,

@@ -6,7 +6,7 @@ import { createServer, type Server } from 'node:http';
 import { readdirSync, readFileSync } from 'node:fs';
 import { type AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CallbackVerifier, DelayedTaskError, DelayedTasksClient, parseCallback } from '../src/index.js';
+import { DelayedTaskError, DelayedTasksClient, parseCallback, WebhookVerifier } from '../src/index.js';
 
 const root = new URL('../../../conformance/', import.meta.url);
 
@@ -278,7 +278,7 @@ interface CallbackCase {
 
 describe('callback vectors', () => {
   it.each(load<CallbackCase>('callbacks').map((c) => [`${c.file}: ${c.name}`, c] as const))('%s', (_, c) => {
-    const verifier = new CallbackVerifier({
+    const verifier = new WebhookVerifier({
       secrets: c.secrets,
       toleranceSeconds: c.toleranceSeconds,
       now: () => c.now * 1000,

@@ -4,11 +4,11 @@
  * `createNodeHandler` adapts it to node:http; fastify.ts to Fastify.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { MemoryIdempotencyStore, once, type IdempotencyStore } from './idempotency.js';
+import { InMemoryIdempotencyStore, once, type IdempotencyStore } from './idempotency.js';
 import { parseCallback, type Callback } from './parse.js';
 import {
   CallbackRejectedError,
-  CallbackVerifier,
+  WebhookVerifier,
   header,
   type HeaderSource,
   type VerifierOptions,
@@ -41,7 +41,7 @@ export interface ReceiverOptions extends Partial<VerifierOptions> {
    * that does not sign yet. @defaultValue false
    */
   allowUnsigned?: boolean;
-  /** Handled `Idempotency-Key`s; `false` turns deduplication off. @defaultValue a MemoryIdempotencyStore */
+  /** Handled `Idempotency-Key`s; `false` turns deduplication off. @defaultValue an InMemoryIdempotencyStore */
   idempotencyStore?: IdempotencyStore | false;
   /** Called with unexpected handler errors (answered 500). */
   onError?: (error: unknown, callback: Callback) => void;
@@ -67,11 +67,11 @@ export function createReceiver(
   if (secrets.length === 0 && !options.allowUnsigned) {
     throw new Error('secrets are required (or set allowUnsigned for a service that does not sign callbacks)');
   }
-  const verifier = secrets.length > 0 ? new CallbackVerifier({ ...options, secrets }) : undefined;
+  const verifier = secrets.length > 0 ? new WebhookVerifier({ ...options, secrets }) : undefined;
   const store =
     options.idempotencyStore === false
       ? undefined
-      : (options.idempotencyStore ?? new MemoryIdempotencyStore());
+      : (options.idempotencyStore ?? new InMemoryIdempotencyStore());
   const { handlers } = options;
 
   return async (headers, body) => {
