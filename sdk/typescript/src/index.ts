@@ -27,9 +27,11 @@ export { InMemoryIdempotencyStore, once, type IdempotencyStore } from './receive
 export {
   createNodeHandler,
   createReceiver,
+  NO_HANDLER,
   PermanentError,
   RetryableError,
   type CallbackHandler,
+  type ReceiverAnswer,
   type ReceiverOptions,
   type ReceiverResponse,
 } from './receive/handler.js';

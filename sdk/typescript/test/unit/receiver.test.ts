@@ -103,7 +103,7 @@ describe('createReceiver maps outcomes to statuses', () => {
     const { headers, body } = signedRequest();
     expect((await receive(headers, body)).status).toBe(503);
     expect((await receive(headers, body)).status).toBe(200);
-    expect(await receive(headers, body)).toMatchObject({ status: 200, body: { duplicate: true } });
+    expect(await receive(headers, body)).toMatchObject({ status: 200, body: { status: 'duplicate' } });
     expect(calls).toBe(2);
   });
 
