@@ -24,8 +24,8 @@ export {
   type VerifierOptions,
 } from './receive/verify.js';
 export { InMemoryIdempotencyStore, once, type IdempotencyStore } from './receive/idempotency.js';
+export { createNodeHandler } from './receive/node.js';
 export {
-  createNodeHandler,
   createReceiver,
   NO_HANDLER,
   PermanentError,

@@ -7,7 +7,9 @@ import { createServer, type Server } from 'node:http';
 import { readdirSync, readFileSync } from 'node:fs';
 import { type AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import express from 'express';
 import Fastify from 'fastify';
+import { callbackMiddleware } from '../src/express.js';
 import { callbackPlugin } from '../src/fastify.js';
 import {
   createNodeHandler,
@@ -401,6 +403,11 @@ const adapters: Record<string, (options: ReceiverOptions) => Promise<Endpoint>> 
     };
   },
   'node:http': async (options) => overHttp(createServer(createNodeHandler(options))),
+  express: async (options) => {
+    const app = express();
+    app.post('/callbacks', callbackMiddleware(options));
+    return overHttp(createServer(app));
+  },
   fastify: async (options) => {
     const app = Fastify();
     await app.register(callbackPlugin, { ...options, path: '/callbacks' });

@@ -1,9 +1,8 @@
 /**
  * The receiving endpoint, framework-free: verify, parse, route by task type, deduplicate, and map
  * the outcome to the status the service understands (2xx done, 503/500 retried, 4xx permanent).
- * `createNodeHandler` adapts it to node:http; fastify.ts to Fastify.
+ * node.ts adapts it to node:http, express.ts to Express, fastify.ts to Fastify.
  */
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import { InMemoryIdempotencyStore, once, type IdempotencyStore } from './idempotency.js';
 import { parseCallback, type Callback } from './parse.js';
 import {
@@ -130,22 +129,5 @@ export function createReceiver(
       options.onError?.(err, callback);
       return answer(500, { status: 'error' });
     }
-  };
-}
-
-/** A node:http `(req, res)` listener receiving callbacks (any path; route to it as you like). */
-export function createNodeHandler(
-  options: ReceiverOptions,
-): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
-  const receive = createReceiver(options);
-  return async (req, res) => {
-    if (req.method !== 'POST') {
-      res.writeHead(405, { allow: 'POST' }).end();
-      return;
-    }
-    const chunks: Buffer[] = [];
-    for await (const chunk of req) chunks.push(chunk as Buffer);
-    const { status, headers, body } = await receive(req.headers, Buffer.concat(chunks));
-    res.writeHead(status, headers).end(JSON.stringify(body));
   };
 }
