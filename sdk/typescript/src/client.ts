@@ -4,7 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { checkPayload, wireTime, wireWhen } from './checks.js';
-import { DelayedTaskError, type ErrorDetail } from './errors.js';
+import { DelayedTaskError, type ErrorBody, type ErrorDetail } from './errors.js';
 import { stringify } from './json.js';
 import {
   withDates,
@@ -15,6 +15,7 @@ import {
   type ReplayInput,
   type RescheduleInput,
   type Task,
+  type TaskActionAnswer,
   type TaskPage,
   type TaskSummary,
 } from './types.js';
@@ -144,19 +145,22 @@ export class DelayedTasksClient {
     return this.task({ method: 'GET', path: taskPath(taskId) });
   }
 
-  /** Cancels a task; cancelling a CANCELLED task is a no-op. */
-  async cancel(taskId: string): Promise<Task> {
+  /**
+   * Cancels a task; cancelling a CANCELLED task is a no-op. Like reschedule and replay, answers
+   * without payload, callback URL and attempt history when the key lacks `tasks:read`.
+   */
+  async cancel(taskId: string): Promise<TaskActionAnswer> {
     return this.task({ method: 'POST', path: `${taskPath(taskId)}/cancel` });
   }
 
   /** Moves a SCHEDULED task to another time. */
-  async reschedule(taskId: string, when: RescheduleInput): Promise<Task> {
+  async reschedule(taskId: string, when: RescheduleInput): Promise<TaskActionAnswer> {
     const body = wireWhen(when, true);
     return this.task({ method: 'POST', path: `${taskPath(taskId)}/reschedule`, body });
   }
 
   /** Runs a FAILED or CANCELLED task again, with optional overrides. */
-  async replay(taskId: string, overrides: ReplayInput = {}): Promise<Task> {
+  async replay(taskId: string, overrides: ReplayInput = {}): Promise<TaskActionAnswer> {
     const { delaySeconds, executeAt, ...rest } = overrides;
     if (rest.payload !== undefined) checkPayload(rest.payload);
     const body = { ...definedOnly(rest), ...wireWhen({ delaySeconds, executeAt }, false) };
@@ -270,11 +274,8 @@ function errorOf(response: Response, text: string): DelayedTaskError {
   return apiError(response.status, error, requestId, `HTTP ${response.status}: ${text.slice(0, 200)}`);
 }
 
-interface WireError {
-  code?: unknown;
-  message?: unknown;
-  details?: unknown;
-}
+/** An error body as received: the API's `ErrorBody['error']`, trusted in no field. */
+type WireError = { [K in keyof ErrorBody['error']]?: unknown };
 
 /** One entry of the batch response: `{index, status, task}` or `{index, status, error}`. */
 interface BatchResultWire {

@@ -1,7 +1,17 @@
 export { DelayedTasksClient, type ClientOptions, type RetryOptions } from './client.js';
-export { DelayedTaskError, type ErrorCode, type ErrorDetail, type KnownErrorCode } from './errors.js';
+export {
+  DelayedTaskError,
+  KNOWN_ERROR_CODES,
+  type ErrorBody,
+  type ErrorCode,
+  type ErrorDetail,
+  type KnownErrorCode,
+} from './errors.js';
 export type { Payload } from './checks.js';
+export { ATTEMPT_OUTCOMES, TASK_STATUSES } from './types.js';
 export type {
+  Attempt,
+  AttemptOutcome,
   CreateTaskInput,
   CreateTaskResult,
   CreateTasksItem,
@@ -9,6 +19,7 @@ export type {
   ReplayInput,
   RescheduleInput,
   Task,
+  TaskActionAnswer,
   TaskError,
   TaskPage,
   TaskStatus,

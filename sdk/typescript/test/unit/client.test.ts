@@ -111,6 +111,34 @@ describe('DelayedTasksClient transport', () => {
     expect(urls).toHaveLength(1);
   });
 
+  it('parses the times of a task and of its attempt history into Dates', async () => {
+    const wire = {
+      taskId: 't-1',
+      executeAt: '2026-12-03T10:30:00.000Z',
+      firedAt: null,
+      attemptHistory: [
+        {
+          attempt: 1,
+          startedAt: '2026-12-03T10:30:00.005Z',
+          finishedAt: '2026-12-03T10:30:00.120Z',
+          outcome: 'SUCCEEDED',
+          statusCode: 200,
+        },
+      ],
+    };
+    const fetchSpy: typeof fetch = async () => new Response(JSON.stringify(wire), { status: 200 });
+    const task = await new DelayedTasksClient({ baseUrl: 'http://svc.test', fetch: fetchSpy }).status('t-1');
+    expect(task.executeAt).toEqual(new Date('2026-12-03T10:30:00.000Z'));
+    expect(task.firedAt).toBeNull();
+    expect(task.attemptHistory?.[0]).toEqual({
+      attempt: 1,
+      startedAt: new Date('2026-12-03T10:30:00.005Z'),
+      finishedAt: new Date('2026-12-03T10:30:00.120Z'),
+      outcome: 'SUCCEEDED',
+      statusCode: 200,
+    });
+  });
+
   it('retries a batch after a dropped connection with the same generated task ids', async () => {
     const bodies: string[] = [];
     const fetchSpy: typeof fetch = async (_input, init) => {
