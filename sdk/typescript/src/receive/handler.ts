@@ -70,7 +70,8 @@ export interface ReceiverResponse {
   body: ReceiverAnswer;
 }
 
-const answer = (
+/** An answer as every adapter sends it: JSON, with the given extra headers. */
+export const answer = (
   status: number,
   body: ReceiverAnswer,
   headers: Record<string, string> = {},

@@ -1,6 +1,6 @@
 /** The receiver on node:http: a `(req, res)` listener, and the raw-body reading Express shares. */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { createReceiver, type ReceiverOptions, type ReceiverResponse } from './handler.js';
+import { answer, createReceiver, type ReceiverOptions, type ReceiverResponse } from './handler.js';
 
 /** A node:http `(req, res)` listener receiving callbacks (any path; route to it as you like). */
 export function createNodeHandler(
@@ -12,7 +12,14 @@ export function createNodeHandler(
       res.writeHead(405, { allow: 'POST' }).end();
       return;
     }
-    writeAnswer(res, await receive(req.headers, await readBody(req)));
+    try {
+      writeAnswer(res, await receive(req.headers, await readBody(req)));
+    } catch {
+      // The request broke off mid-body (or the store failed): never an unhandled rejection that
+      // takes the server down. The sender retries a 500, as it does a dropped connection.
+      if (res.headersSent) res.destroy();
+      else writeAnswer(res, answer(500, { status: 'error' }));
+    }
   };
 }
 

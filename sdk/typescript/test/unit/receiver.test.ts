@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { createServer } from 'node:http';
-import { type AddressInfo } from 'node:net';
+import { connect, type AddressInfo } from 'node:net';
 import express from 'express';
 import Fastify from 'fastify';
 import { describe, expect, it } from 'vitest';
@@ -132,6 +132,28 @@ describe('adapters', () => {
       const forged = await fetch(url, { method: 'POST', headers, body: body.replace('"1"', '"9"') });
       expect(forged.status).toBe(401);
       expect(seen.map((cb) => cb.payload)).toEqual([{ orderId: '1' }]);
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
+  it('node:http handler survives a request that breaks off mid-body', async () => {
+    const server = createServer(createNodeHandler({ ...base, handlers: () => undefined }));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    try {
+      const socket = connect(port, '127.0.0.1');
+      await new Promise((resolve) => socket.once('connect', resolve));
+      socket.write(
+        'POST /cb HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ncontent-length: 100\r\n\r\n{"ta',
+      );
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      socket.destroy();
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      // Still serving (an unhandled rejection would also fail this test run).
+      const { headers, body } = signedRequest();
+      const ok = await fetch(`http://127.0.0.1:${port}/cb`, { method: 'POST', headers, body });
+      expect([ok.status, await ok.json()]).toEqual([200, { status: 'handled' }]);
     } finally {
       await new Promise((resolve) => server.close(resolve));
     }
