@@ -1,29 +1,48 @@
 #!/usr/bin/env bash
 # Installs the packed SDK into a fresh project outside the repository, as a user would
 # (`npm install <tarball>`), compiles the README's first example with TypeScript, and runs it
-# against the live stack (DTS_URL, DTS_API_KEY): create, status, cancel.
+# against the live stack (DTS_URL, DTS_API_KEY): create, status, cancel, checking what it prints.
+# Also compiles the Express subpath in that project, which has no Express installed (an optional peer).
 # Usage: sdk/typescript/install-test.sh OUT (after pack.sh OUT). Last line: typescript-install: ...
 set -uo pipefail
 out="${1:?usage: install-test.sh OUT}"
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-summary() { echo "typescript-install: $1 passed, $2 failed, 0 skipped"; }
+passed=0
+failed=0
+check() { # check NAME COMMAND...: runs it, counts it
+  if "${@:2}"; then passed=$((passed + 1)); echo "ok: $1"; else failed=$((failed + 1)); echo "FAILED: $1" >&2; fi
+}
+finish() { echo "typescript-install: $passed passed, $failed failed, 0 skipped"; [[ $failed -eq 0 ]]; exit $?; }
 tarball="$(ls "$out"/typescript/*.tgz 2>/dev/null | head -n 1)"
-[[ -n "$tarball" ]] || { echo "no tarball in $out/typescript: run pack.sh first" >&2; summary 0 1; exit 1; }
+[[ -n "$tarball" ]] || { echo "no tarball in $out/typescript: run pack.sh first" >&2; failed=1; finish; }
 project="$(mktemp -d)"
 trap 'rm -rf "$project"' EXIT
 cd "$project"
 cat >package.json <<'JSON'
 { "name": "sdk-install-test", "private": true, "type": "module" }
 JSON
-npm install --silent --no-audit --no-fund "$tarball" || { summary 0 1; exit 1; }
+npm install --silent --no-audit --no-fund "$tarball" || { failed=1; finish; }
 # The README's first TypeScript block, as a user copies it.
 awk '/^```ts$/{f=1;next} /^```$/{if(f){exit}} f' "$here/README.md" >example.ts
+# The Express subpath compiles without Express installed (its types name node:http only).
+cat >express-entry.ts <<'TS'
+import { callbackMiddleware, type CallbackMiddleware } from '@delayed-tasks/sdk/express';
+
+export const receive: CallbackMiddleware = callbackMiddleware({ allowUnsigned: true, handlers: () => undefined });
+TS
 cat >tsconfig.json <<'JSON'
 { "compilerOptions": { "target": "ES2022", "module": "NodeNext", "moduleResolution": "NodeNext",
   "strict": true, "skipLibCheck": false, "types": ["node"], "typeRoots": ["TYPEROOTS"], "outDir": "out" },
-  "files": ["example.ts"] }
+  "files": ["example.ts", "express-entry.ts"] }
 JSON
 # TypeScript and Node's types from the repository's install (no download): only the SDK comes from the tarball.
 sed -i "s#TYPEROOTS#$here/../../node_modules/@types#" tsconfig.json
-node "$here/../../node_modules/typescript/bin/tsc" -p tsconfig.json || { summary 0 1; exit 1; }
-if node out/example.js; then summary 1 0; else summary 0 1; exit 1; fi
+check "the README example and the Express subpath compile against the installed tarball" \
+  node "$here/../../node_modules/typescript/bin/tsc" -p tsconfig.json
+run_example() {
+  node out/example.js >printed.txt || return 1
+  cat printed.txt
+  [[ "$(cat printed.txt)" == $'SCHEDULED\nCANCELLED' ]] || { echo "printed, not SCHEDULED then CANCELLED" >&2; return 1; }
+}
+check "the README example runs against the live stack: create, status (SCHEDULED), cancel (CANCELLED)" run_example
+finish

@@ -3,8 +3,8 @@
  * one method per operation, checks before sending.
  */
 import { randomUUID } from 'node:crypto';
-import { checkPayload, wireWhen } from './checks.js';
-import { DelayedTaskError, type ErrorDetail } from './errors.js';
+import { checkPayload, wireTime, wireWhen } from './checks.js';
+import { DelayedTaskError, type ErrorBody, type ErrorDetail } from './errors.js';
 import { stringify } from './json.js';
 import {
   withDates,
@@ -15,6 +15,7 @@ import {
   type ReplayInput,
   type RescheduleInput,
   type Task,
+  type TaskActionAnswer,
   type TaskPage,
   type TaskSummary,
 } from './types.js';
@@ -139,23 +140,27 @@ export class DelayedTasksClient {
     return results;
   }
 
-  async get(taskId: string): Promise<Task> {
+  /** The task as the service knows it now (`GET /api/v1/tasks/{taskId}`). */
+  async status(taskId: string): Promise<Task> {
     return this.task({ method: 'GET', path: taskPath(taskId) });
   }
 
-  /** Cancels a task; cancelling a CANCELLED task is a no-op. */
-  async cancel(taskId: string): Promise<Task> {
+  /**
+   * Cancels a task; cancelling a CANCELLED task is a no-op. Like reschedule and replay, answers
+   * without payload, callback URL and attempt history when the key lacks `tasks:read`.
+   */
+  async cancel(taskId: string): Promise<TaskActionAnswer> {
     return this.task({ method: 'POST', path: `${taskPath(taskId)}/cancel` });
   }
 
   /** Moves a SCHEDULED task to another time. */
-  async reschedule(taskId: string, when: RescheduleInput): Promise<Task> {
+  async reschedule(taskId: string, when: RescheduleInput): Promise<TaskActionAnswer> {
     const body = wireWhen(when, true);
     return this.task({ method: 'POST', path: `${taskPath(taskId)}/reschedule`, body });
   }
 
   /** Runs a FAILED or CANCELLED task again, with optional overrides. */
-  async replay(taskId: string, overrides: ReplayInput = {}): Promise<Task> {
+  async replay(taskId: string, overrides: ReplayInput = {}): Promise<TaskActionAnswer> {
     const { delaySeconds, executeAt, ...rest } = overrides;
     if (rest.payload !== undefined) checkPayload(rest.payload);
     const body = { ...definedOnly(rest), ...wireWhen({ delaySeconds, executeAt }, false) };
@@ -164,7 +169,13 @@ export class DelayedTasksClient {
 
   /** One page of tasks, newest first. */
   async list(query: ListTasksQuery = {}): Promise<TaskPage> {
-    const { body } = await this.send({ method: 'GET', path: '/api/v1/tasks', query: { ...query } });
+    const { dueAfter, dueBefore, ...rest } = query;
+    const wire = {
+      ...rest,
+      dueAfter: dueAfter === undefined ? undefined : wireTime('dueAfter', dueAfter, true),
+      dueBefore: dueBefore === undefined ? undefined : wireTime('dueBefore', dueBefore, true),
+    };
+    const { body } = await this.send({ method: 'GET', path: '/api/v1/tasks', query: wire });
     const page = body as { tasks: Record<string, unknown>[]; nextPageToken: string | null };
     return {
       tasks: page.tasks.map((task) => withDates<TaskSummary>(task)),
@@ -172,7 +183,10 @@ export class DelayedTasksClient {
     };
   }
 
-  /** Every task matching the query, following `nextPageToken` page after page. */
+  /**
+   * Every task matching the filters, page after page (`for await (const task of client.listAll(...))`);
+   * the next page is fetched only when the loop gets that far.
+   */
   async *listAll(query: Omit<ListTasksQuery, 'pageToken'> = {}): AsyncGenerator<TaskSummary> {
     let pageToken: string | undefined;
     do {
@@ -260,11 +274,8 @@ function errorOf(response: Response, text: string): DelayedTaskError {
   return apiError(response.status, error, requestId, `HTTP ${response.status}: ${text.slice(0, 200)}`);
 }
 
-interface WireError {
-  code?: unknown;
-  message?: unknown;
-  details?: unknown;
-}
+/** An error body as received: the API's `ErrorBody['error']`, trusted in no field. */
+type WireError = { [K in keyof ErrorBody['error']]?: unknown };
 
 /** One entry of the batch response: `{index, status, task}` or `{index, status, error}`. */
 interface BatchResultWire {

@@ -1,22 +1,26 @@
 /** The one error type of the SDK: the API's `{error: {code, message, details}}`, or a local refusal. */
 
-/** Codes the service sends today. A newer server may send others: they pass through unchanged. */
-export type KnownErrorCode =
-  | 'INVALID_ARGUMENT'
-  | 'PAYLOAD_TOO_LARGE'
-  | 'UNAUTHENTICATED'
-  | 'PERMISSION_DENIED'
-  | 'TASK_NOT_FOUND'
-  | 'NOT_FOUND'
-  | 'TASK_CONFLICT'
-  | 'FAILED_PRECONDITION'
-  | 'METHOD_NOT_ALLOWED'
-  | 'UNSUPPORTED_MEDIA_TYPE'
-  | 'RESOURCE_EXHAUSTED'
-  | 'UNAVAILABLE'
-  | 'INTERNAL'
-  /** The answer was not the API's error body (a proxy's HTML page, say). */
-  | 'UNKNOWN';
+/** Codes the service sends today (a runtime list the OpenAPI test compares), and the SDK's UNKNOWN. */
+export const KNOWN_ERROR_CODES = [
+  'INVALID_ARGUMENT',
+  'UNAUTHENTICATED',
+  'PERMISSION_DENIED',
+  'PAYLOAD_TOO_LARGE',
+  'TASK_NOT_FOUND',
+  'TASK_CONFLICT',
+  'FAILED_PRECONDITION',
+  'NOT_FOUND',
+  'METHOD_NOT_ALLOWED',
+  'UNSUPPORTED_MEDIA_TYPE',
+  'RESOURCE_EXHAUSTED',
+  'UNAVAILABLE',
+  'INTERNAL',
+  /** The SDK's own: the answer was not the API's error body (a proxy's HTML page, say). */
+  'UNKNOWN',
+] as const;
+
+/** A newer server may send other codes: they pass through unchanged (see `ErrorCode`). */
+export type KnownErrorCode = (typeof KNOWN_ERROR_CODES)[number];
 
 /** A known code, or any other string a newer server sends (`string & {}` keeps autocompletion). */
 export type ErrorCode = KnownErrorCode | (string & {});
@@ -25,6 +29,15 @@ export interface ErrorDetail {
   /** Dotted path of the offending field (`payload.items.2`), or `body`. */
   field: string;
   reason: string;
+}
+
+/** The API's error answer on the wire: `{"error": {"code", "message", "details"?}}`. */
+export interface ErrorBody {
+  error: {
+    code: ErrorCode;
+    message: string;
+    details?: ErrorDetail[];
+  };
 }
 
 export class DelayedTaskError extends Error {

@@ -1,7 +1,17 @@
 export { DelayedTasksClient, type ClientOptions, type RetryOptions } from './client.js';
-export { DelayedTaskError, type ErrorCode, type ErrorDetail, type KnownErrorCode } from './errors.js';
+export {
+  DelayedTaskError,
+  KNOWN_ERROR_CODES,
+  type ErrorBody,
+  type ErrorCode,
+  type ErrorDetail,
+  type KnownErrorCode,
+} from './errors.js';
 export type { Payload } from './checks.js';
+export { ATTEMPT_OUTCOMES, TASK_STATUSES } from './types.js';
 export type {
+  Attempt,
+  AttemptOutcome,
   CreateTaskInput,
   CreateTaskResult,
   CreateTasksItem,
@@ -9,6 +19,7 @@ export type {
   ReplayInput,
   RescheduleInput,
   Task,
+  TaskActionAnswer,
   TaskError,
   TaskPage,
   TaskStatus,
@@ -18,18 +29,20 @@ export { SDK_VERSION } from './version.js';
 export { parseCallback, type Callback } from './receive/parse.js';
 export {
   CallbackRejectedError,
-  CallbackVerifier,
+  WebhookVerifier,
   type HeaderSource,
   type RejectionReason,
   type VerifierOptions,
 } from './receive/verify.js';
-export { MemoryIdempotencyStore, once, type IdempotencyStore } from './receive/idempotency.js';
+export { InMemoryIdempotencyStore, once, type IdempotencyStore } from './receive/idempotency.js';
+export { createNodeHandler } from './receive/node.js';
 export {
-  createNodeHandler,
   createReceiver,
+  NO_HANDLER,
   PermanentError,
   RetryableError,
   type CallbackHandler,
+  type ReceiverAnswer,
   type ReceiverOptions,
   type ReceiverResponse,
 } from './receive/handler.js';

@@ -2,7 +2,11 @@
 import type { Payload } from './checks.js';
 import type { DelayedTaskError } from './errors.js';
 
-export type TaskStatus = 'SCHEDULED' | 'RUNNING' | 'SUCCEEDED' | 'FAILED' | 'CANCELLED';
+/** The task statuses, in the order of a task's life (a runtime list the OpenAPI test compares). */
+export const TASK_STATUSES = ['SCHEDULED', 'RUNNING', 'SUCCEEDED', 'FAILED', 'CANCELLED'] as const;
+
+/** SCHEDULED, RUNNING (callback in progress or waiting to retry), SUCCEEDED, FAILED (dead letter), CANCELLED. */
+export type TaskStatus = (typeof TASK_STATUSES)[number];
 
 export interface TaskError {
   message: string;
@@ -10,8 +14,31 @@ export interface TaskError {
   statusCode?: number;
 }
 
+/**
+ * How one callback attempt ended: SUCCEEDED (2xx), RETRYABLE_ERROR (408, 425, 429, 5xx, timeout,
+ * network), PERMANENT_ERROR (other 4xx, 3xx, refused), CANCELLED (cancelled in flight).
+ */
+export const ATTEMPT_OUTCOMES = ['SUCCEEDED', 'RETRYABLE_ERROR', 'PERMANENT_ERROR', 'CANCELLED'] as const;
+
+export type AttemptOutcome = (typeof ATTEMPT_OUTCOMES)[number];
+
+/** One callback attempt of the current run. */
+export interface Attempt {
+  /** 1 for the first attempt. */
+  attempt: number;
+  startedAt: Date;
+  finishedAt: Date;
+  outcome: AttemptOutcome;
+  /** HTTP status the callback answered, when it answered. */
+  statusCode?: number;
+  /** Why the attempt failed. */
+  error?: string;
+}
+
 export interface Task {
   taskId: string;
+  /** Team or service the task belongs to: the owner of the API key that created it. */
+  owner: string;
   taskType: string;
   status: TaskStatus;
   executeAt: Date;
@@ -23,16 +50,28 @@ export interface Task {
   timeoutMs: number;
   traceId: string | null;
   priority: number;
+  /** Callback attempts made so far. */
   attempts: number;
   lastError: TaskError | null;
+  /** When the next retry is due, while retrying. */
   nextAttemptAt: Date | null;
   firedAt: Date | null;
   completedAt: Date | null;
+  /** The newest 50 attempts of the current run, oldest first; absent only from an older worker. */
+  attemptHistory?: Attempt[];
 }
+
+/**
+ * What cancel, reschedule and replay answer: the task, but without its payload, callback URL and
+ * attempt history when the API key lacks `tasks:read` (a write-only key learns nothing it did not send).
+ */
+export type TaskActionAnswer = Omit<Task, 'payload' | 'callbackUrl'> &
+  Partial<Pick<Task, 'payload' | 'callbackUrl'>>;
 
 /** A list entry: the task without its payload. */
 export interface TaskSummary {
   taskId: string;
+  owner: string;
   taskType: string;
   status: TaskStatus;
   executeAt: Date | null;
@@ -83,10 +122,21 @@ export type CreateTasksItem =
   | { index: number; taskId: string; created: boolean; task: Task; error?: undefined }
   | { index: number; taskId?: string; error: DelayedTaskError; created?: undefined; task?: undefined };
 
+/** The filters of `list` and `listAll` (the API's query parameters); unset ones are not sent. */
 export interface ListTasksQuery {
   status?: TaskStatus;
   taskType?: string;
+  /** Only tasks whose id starts with this (case-sensitive). */
+  idPrefix?: string;
+  /** Admin keys only: this owner's tasks (an admin key lists every owner's by default). */
+  owner?: string;
+  /** Only tasks due at or after this time: a `Date` or an RFC 3339 string with an offset, sent as UTC. */
+  dueAfter?: Date | string;
+  /** Only tasks due before this time: a `Date` or an RFC 3339 string with an offset, sent as UTC. */
+  dueBefore?: Date | string;
+  /** 1 to 1000. @defaultValue 50 (the service's) */
   pageSize?: number;
+  /** `nextPageToken` of the previous page. */
   pageToken?: string;
 }
 
@@ -101,14 +151,28 @@ export interface ReplayInput {
   executeAt?: Date | string;
 }
 
-const TIME_FIELDS = ['executeAt', 'createdAt', 'nextAttemptAt', 'firedAt', 'completedAt'] as const;
+/** The fields of a task or summary that are RFC 3339 times on the wire (`Date`s here). */
+export const TIME_FIELDS = ['executeAt', 'createdAt', 'nextAttemptAt', 'firedAt', 'completedAt'] as const;
+
+/** The times of an attempt of `attemptHistory`. */
+export const ATTEMPT_TIME_FIELDS = ['startedAt', 'finishedAt'] as const;
 
 /** Parses the RFC 3339 times of a task or summary from the wire into `Date`s (null stays null). */
 export function withDates<T>(wire: Record<string, unknown>): T {
+  const out = dated(wire, TIME_FIELDS);
+  if (Array.isArray(out.attemptHistory)) {
+    out.attemptHistory = out.attemptHistory.map((attempt: Record<string, unknown>) =>
+      dated(attempt, ATTEMPT_TIME_FIELDS),
+    );
+  }
+  return out as T;
+}
+
+function dated(wire: Record<string, unknown>, fields: readonly string[]): Record<string, unknown> {
   const out: Record<string, unknown> = { ...wire };
-  for (const field of TIME_FIELDS) {
+  for (const field of fields) {
     const value = out[field];
     if (typeof value === 'string') out[field] = new Date(value);
   }
-  return out as T;
+  return out;
 }

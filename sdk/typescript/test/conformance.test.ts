@@ -1,19 +1,36 @@
 /**
  * Runs the shared vectors (conformance/README.md) against this SDK: client cases against a loopback
- * node:http stub serving the vectors' responses, callback cases through verify + parse.
+ * node:http stub serving the vectors' responses, callback cases through verify + parse, and the
+ * receiver cases (callbacks/receiver.json) through every receiving adapter the SDK ships.
  */
 import { createServer, type Server } from 'node:http';
 import { readdirSync, readFileSync } from 'node:fs';
 import { type AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CallbackVerifier, DelayedTaskError, DelayedTasksClient, parseCallback } from '../src/index.js';
+import express from 'express';
+import Fastify from 'fastify';
+import { callbackMiddleware } from '../src/express.js';
+import { callbackPlugin } from '../src/fastify.js';
+import {
+  createNodeHandler,
+  createReceiver,
+  DelayedTaskError,
+  DelayedTasksClient,
+  parseCallback,
+  PermanentError,
+  RetryableError,
+  WebhookVerifier,
+  type CallbackHandler,
+  type ReceiverOptions,
+} from '../src/index.js';
 
 const root = new URL('../../../conformance/', import.meta.url);
 
-function load<T>(folder: string): T[] {
+/** The cases of every JSON file of a folder that `select` takes (receiver.json has its own format). */
+function load<T>(folder: string, select: (file: string) => boolean = () => true): T[] {
   const dir = new URL(`${folder}/`, root);
   return readdirSync(dir)
-    .filter((file) => file.endsWith('.json'))
+    .filter((file) => file.endsWith('.json') && select(file))
     .sort()
     .flatMap((file) =>
       (JSON.parse(readFileSync(new URL(file, dir), 'utf8')) as T[]).map((c) => ({ ...c, file })),
@@ -23,14 +40,19 @@ function load<T>(folder: string): T[] {
 interface ClientCase {
   name: string;
   file: string;
-  operation: 'create' | 'createTasks' | 'get' | 'cancel' | 'list' | 'listAll' | 'reschedule' | 'replay';
+  operation: 'create' | 'createTasks' | 'status' | 'cancel' | 'list' | 'listAll' | 'reschedule' | 'replay';
   options?: { apiKey?: string; maxRetries?: number };
   input: Record<string, unknown>;
   requests: ExpectedRequest[];
   responses: Array<{ status: number; headers?: Record<string, string>; body?: unknown; bodyText?: string }>;
   expect: {
     result?: unknown;
-    error?: { code: string; status: number; details?: Array<{ field: string }>; requestId?: string };
+    error?: {
+      code: string;
+      status: number;
+      details?: Array<{ field: string; reason?: string }>;
+      requestId?: string;
+    };
     minElapsedMs?: number;
     maxElapsedMs?: number;
   };
@@ -178,8 +200,8 @@ async function run(
       return client.create(input as never);
     case 'createTasks':
       return client.createTasks(input.tasks as never);
-    case 'get':
-      return client.get(taskId);
+    case 'status':
+      return client.status(taskId);
     case 'cancel':
       return client.cancel(taskId);
     case 'reschedule':
@@ -238,7 +260,17 @@ describe('client vectors', () => {
         status: c.expect.error.status,
       });
       if (c.expect.error.details) {
+        // Fields in order and count; the reason word for word where the vector gives one.
         expect(actual.details.map((d) => d.field)).toEqual(c.expect.error.details.map((d) => d.field));
+        c.expect.error.details.forEach((wanted, index) => {
+          if (wanted.reason !== undefined) expect(actual.details[index]?.reason).toBe(wanted.reason);
+        });
+        if (actual.status === 0) {
+          const [detail] = actual.details;
+          expect(actual.message, 'a local refusal says "<field> <reason>"').toBe(
+            `${detail?.field} ${detail?.reason}`,
+          );
+        }
       }
       if (c.expect.error.requestId) expect(actual.requestId).toBe(c.expect.error.requestId);
     } else {
@@ -262,8 +294,9 @@ interface CallbackCase {
 }
 
 describe('callback vectors', () => {
-  it.each(load<CallbackCase>('callbacks').map((c) => [`${c.file}: ${c.name}`, c] as const))('%s', (_, c) => {
-    const verifier = new CallbackVerifier({
+  const verifyCases = load<CallbackCase>('callbacks', (file) => file !== RECEIVER_FILE);
+  it.each(verifyCases.map((c) => [`${c.file}: ${c.name}`, c] as const))('%s', (_, c) => {
+    const verifier = new WebhookVerifier({
       secrets: c.secrets,
       toleranceSeconds: c.toleranceSeconds,
       now: () => c.now * 1000,
@@ -278,6 +311,153 @@ describe('callback vectors', () => {
       );
     } else {
       expectSubset(plain(receive()), c.expect.callback, 'callback');
+    }
+  });
+});
+
+/** callbacks/receiver.json: the whole receiving endpoint (README "callbacks/receiver.json"). */
+const RECEIVER_FILE = 'receiver.json';
+
+type Behaviour = 'handle' | 'retry' | 'fail' | 'throw';
+
+interface ReceiverCase {
+  name: string;
+  file: string;
+  receiver: {
+    secrets: string[];
+    allowUnsigned?: boolean;
+    now: number;
+    toleranceSeconds: number;
+    handlers: Record<string, Behaviour>;
+  };
+  deliveries: Array<{
+    headers: Record<string, string>;
+    body: string;
+    expect: { status: number; body: unknown; headers?: Record<string, string>; handlerCalls: number };
+  }>;
+  expect?: { refusedToBuild?: boolean };
+}
+
+/** What a delivery got back, whatever carried it. */
+interface Answer {
+  status: number;
+  headers: Record<string, string | undefined>;
+  body: unknown;
+}
+
+interface Endpoint {
+  post(headers: Record<string, string>, body: string): Promise<Answer>;
+  close(): Promise<void>;
+}
+
+/** The vector's test handlers in this SDK's way: return, RetryableError(30 s), PermanentError, throw. */
+function handlersOf(behaviours: Record<string, Behaviour>, calls: { count: number }) {
+  const handler =
+    (behaviour: Behaviour): CallbackHandler =>
+    () => {
+      calls.count++;
+      switch (behaviour) {
+        case 'handle':
+          return;
+        case 'retry':
+          throw new RetryableError('asked to retry', 30);
+        case 'fail':
+          throw new PermanentError('failed for good');
+        case 'throw':
+          throw new Error('internal detail that must not leak');
+      }
+    };
+  return Object.fromEntries(
+    Object.entries(behaviours).map(([type, behaviour]) => [type, handler(behaviour)]),
+  );
+}
+
+/** A node:http server on loopback, reached with fetch. */
+async function overHttp(server: Server): Promise<Endpoint> {
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/callbacks`;
+  return {
+    async post(headers, body) {
+      const response = await fetch(url, { method: 'POST', headers, body });
+      return {
+        status: response.status,
+        headers: Object.fromEntries(response.headers),
+        body: JSON.parse(await response.text()) as unknown,
+      };
+    },
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}
+
+/** Each adapter builds the receiver from the same options; building may throw (refusedToBuild). */
+const adapters: Record<string, (options: ReceiverOptions) => Promise<Endpoint>> = {
+  createReceiver: async (options) => {
+    const receive = createReceiver(options);
+    return {
+      post: async (headers, body) => {
+        const { status, headers: answered, body: json } = await receive(headers, Buffer.from(body, 'utf8'));
+        // As it goes on the wire: the body through JSON.
+        return { status, headers: answered, body: JSON.parse(JSON.stringify(json)) as unknown };
+      },
+      close: async () => undefined,
+    };
+  },
+  'node:http': async (options) => overHttp(createServer(createNodeHandler(options))),
+  express: async (options) => {
+    const app = express();
+    app.post('/callbacks', callbackMiddleware(options));
+    return overHttp(createServer(app));
+  },
+  fastify: async (options) => {
+    const app = Fastify();
+    await app.register(callbackPlugin, { ...options, path: '/callbacks' });
+    await app.ready();
+    return {
+      async post(headers, body) {
+        const response = await app.inject({ method: 'POST', url: '/callbacks', headers, payload: body });
+        return {
+          status: response.statusCode,
+          headers: response.headers as Record<string, string>,
+          body: response.json(),
+        };
+      },
+      close: () => app.close(),
+    };
+  },
+};
+
+describe.each(Object.keys(adapters))('receiver vectors through %s', (adapter) => {
+  const build = adapters[adapter] as (typeof adapters)[string];
+  const cases = load<ReceiverCase>('callbacks', (file) => file === RECEIVER_FILE);
+
+  it.each(cases.map((c) => [`${c.file}: ${c.name}`, c] as const))('%s', async (_, c) => {
+    const calls = { count: 0 };
+    const options: ReceiverOptions = {
+      secrets: c.receiver.secrets,
+      allowUnsigned: c.receiver.allowUnsigned,
+      toleranceSeconds: c.receiver.toleranceSeconds,
+      now: () => c.receiver.now * 1000,
+      handlers: handlersOf(c.receiver.handlers, calls),
+    };
+    if (c.expect?.refusedToBuild) {
+      await expect(build(options)).rejects.toThrow(/secrets are required/);
+      return;
+    }
+    const endpoint = await build(options);
+    try {
+      for (const [index, delivery] of c.deliveries.entries()) {
+        const at = `delivery ${index}`;
+        const answer = await endpoint.post(delivery.headers, delivery.body);
+        expect(answer.status, `${at} status`).toBe(delivery.expect.status);
+        expect(answer.body, `${at} body`).toEqual(delivery.expect.body);
+        expect(answer.headers['content-type'], `${at} content-type`).toMatch(/^application\/json\b/);
+        for (const [name, value] of Object.entries(delivery.expect.headers ?? {})) {
+          expect(answer.headers[name], `${at} header ${name}`).toBe(value);
+        }
+        expect(calls.count, `${at} handler calls`).toBe(delivery.expect.handlerCalls);
+      }
+    } finally {
+      await endpoint.close();
     }
   });
 });

@@ -5,7 +5,9 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import { type AddressInfo } from 'node:net';
+import express from 'express';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { callbackMiddleware } from '../src/express.js';
 import {
   createNodeHandler,
   DelayedTasksClient,
@@ -53,14 +55,14 @@ describe.runIf(Boolean(DTS_URL))('live service', () => {
   async function until(taskId: string, status: TaskStatus): Promise<Task> {
     const deadline = Date.now() + 45_000;
     for (;;) {
-      const task = await client.get(taskId);
+      const task = await client.status(taskId);
       if (task.status === status) return task;
       if (Date.now() > deadline) throw new Error(`${taskId} is ${task.status}, not ${status}`);
       await new Promise((resolve) => setTimeout(resolve, 200));
     }
   }
 
-  it('create -> get -> cancel', async () => {
+  it('create -> status -> cancel', async () => {
     const { task, created } = await client.create({
       taskType: 'sdk.ts',
       payload: { n: 1 },
@@ -69,9 +71,9 @@ describe.runIf(Boolean(DTS_URL))('live service', () => {
     });
     expect(created).toBe(true);
     expect(task.taskId).toMatch(/^[0-9a-f-]{36}$/);
-    expect((await client.get(task.taskId)).status).toBe('SCHEDULED');
+    expect((await client.status(task.taskId)).status).toBe('SCHEDULED');
     expect((await client.cancel(task.taskId)).status).toBe('CANCELLED');
-    expect((await client.get(task.taskId)).status).toBe('CANCELLED');
+    expect((await client.status(task.taskId)).status).toBe('CANCELLED');
   });
 
   it('create with a client id twice, then with another spec', async () => {
@@ -144,8 +146,8 @@ describe.runIf(Boolean(DTS_URL))('live service', () => {
     ]);
     const generated = first[1]?.taskId ?? '';
     expect(generated).toMatch(/^[0-9a-f-]{36}$/);
-    expect((await client.get(generated)).status).toBe('SCHEDULED');
-    await expect(client.get(`ts-${run}-batch-c`)).rejects.toMatchObject({ code: 'TASK_NOT_FOUND' });
+    expect((await client.status(generated)).status).toBe('SCHEDULED');
+    await expect(client.status(`ts-${run}-batch-c`)).rejects.toMatchObject({ code: 'TASK_NOT_FOUND' });
 
     const again = await client.createTasks([{ ...item, taskId: `ts-${run}-batch-a` }]);
     expect(again[0]).toMatchObject({
@@ -154,6 +156,77 @@ describe.runIf(Boolean(DTS_URL))('live service', () => {
     });
     await client.cancel(`ts-${run}-batch-a`);
     await client.cancel(generated);
+  });
+
+  it('delivers to an Express receiver: handled, and the attempt history says so', async () => {
+    const delivered: Callback[] = [];
+    const app = express();
+    app.post(
+      '/hooks',
+      callbackMiddleware({
+        ...(DTS_WEBHOOK_SECRET ? { secrets: [DTS_WEBHOOK_SECRET] } : { allowUnsigned: true }),
+        handlers: { 'sdk.ts': (callback) => void delivered.push(callback) },
+      }),
+    );
+    const expressServer = createServer(app);
+    await new Promise<void>((resolve) => expressServer.listen(0, '127.0.0.1', resolve));
+    try {
+      const url = `http://127.0.0.1:${(expressServer.address() as AddressInfo).port}/hooks`;
+      const taskId = `ts-${run}-express`;
+      await client.create({
+        taskType: 'sdk.ts',
+        taskId,
+        payload: { via: 'express' },
+        delaySeconds: 0,
+        callbackUrl: url,
+      });
+      const done = await until(taskId, 'SUCCEEDED');
+      expect(delivered.map((callback) => [callback.taskId, callback.payload])).toEqual([
+        [taskId, { via: 'express' }],
+      ]);
+      expect(done.owner).toEqual(expect.any(String));
+      expect(done.attemptHistory?.map((attempt) => [attempt.outcome, attempt.statusCode])).toEqual([
+        ['SUCCEEDED', 200],
+      ]);
+      expect(done.attemptHistory?.[0]?.startedAt).toBeInstanceOf(Date);
+    } finally {
+      await new Promise((resolve) => expressServer.close(resolve));
+    }
+  });
+
+  it('lists by id prefix and due range (listAll as an async iterator)', async () => {
+    const base = Date.now() + 3_600_000;
+    const at = (minutes: number) => new Date(base + minutes * 60_000);
+    const prefix = `ts-${run}-due-`;
+    for (const minutes of [0, 10, 20]) {
+      await client.create({
+        taskType: 'sdk.ts',
+        taskId: `${prefix}${minutes}`,
+        payload: {},
+        executeAt: at(minutes),
+        callbackUrl,
+      });
+    }
+    // The window [5, 20) minutes holds only the 10-minute task; dueBefore given as a string with an offset.
+    const filters = {
+      idPrefix: prefix,
+      dueAfter: at(5),
+      dueBefore: at(20).toISOString().replace('Z', '+00:00'),
+    };
+    const deadline = Date.now() + 20_000;
+    let seen: string[] = [];
+    let everything: string[] = [];
+    // Visibility (what list reads) catches up shortly after the creates.
+    while (Date.now() < deadline) {
+      seen = [];
+      for await (const task of client.listAll(filters)) seen.push(task.taskId);
+      everything = (await client.list({ idPrefix: prefix, pageSize: 10 })).tasks.map((task) => task.taskId);
+      if (everything.length === 3 && seen.length > 0) break;
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+    expect(everything.sort()).toEqual([`${prefix}0`, `${prefix}10`, `${prefix}20`]);
+    expect(seen).toEqual([`${prefix}10`]);
+    for (const minutes of [0, 10, 20]) await client.cancel(`${prefix}${minutes}`);
   });
 
   it('lists tasks page by page', async () => {

@@ -1,16 +1,16 @@
 /**
  * The receiving endpoint, framework-free: verify, parse, route by task type, deduplicate, and map
  * the outcome to the status the service understands (2xx done, 503/500 retried, 4xx permanent).
- * `createNodeHandler` adapts it to node:http; fastify.ts to Fastify.
+ * node.ts adapts it to node:http, express.ts to Express, fastify.ts to Fastify.
  */
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import { MemoryIdempotencyStore, once, type IdempotencyStore } from './idempotency.js';
+import { InMemoryIdempotencyStore, once, type IdempotencyStore } from './idempotency.js';
 import { parseCallback, type Callback } from './parse.js';
 import {
   CallbackRejectedError,
-  CallbackVerifier,
+  WebhookVerifier,
   header,
   type HeaderSource,
+  type RejectionReason,
   type VerifierOptions,
 } from './verify.js';
 
@@ -37,23 +37,45 @@ export interface ReceiverOptions extends Partial<VerifierOptions> {
   /** One handler per task type (others answer 422), or one handler for every type. */
   handlers: Record<string, CallbackHandler> | CallbackHandler;
   /**
-   * Accept callbacks without checking signatures, when `secrets` is empty. Only for a service
-   * that does not sign yet. @defaultValue false
+   * Lets the receiver be built without `secrets`, and then accept unsigned callbacks (only for a
+   * service that does not sign yet). With secrets given it changes nothing: every callback must
+   * still be signed. Without secrets and without this, building the receiver throws.
+   * @defaultValue false
    */
   allowUnsigned?: boolean;
-  /** Handled `Idempotency-Key`s; `false` turns deduplication off. @defaultValue a MemoryIdempotencyStore */
+  /** Handled `Idempotency-Key`s; `false` turns deduplication off. @defaultValue an InMemoryIdempotencyStore */
   idempotencyStore?: IdempotencyStore | false;
   /** Called with unexpected handler errors (answered 500). */
   onError?: (error: unknown, callback: Callback) => void;
 }
 
+/**
+ * The answer's JSON body, the same in every SDK (conformance/README.md, "callbacks/receiver.json"):
+ * `handled` and `duplicate` (200), `refused` with the verify reason (401, or 400 for `invalid_body`),
+ * `retry` (503), `failed` (422; with a reason when no handler takes the task type), `error` (500,
+ * never the exception's text).
+ */
+export type ReceiverAnswer =
+  | { status: 'handled' | 'duplicate' | 'retry' | 'error' }
+  | { status: 'failed'; reason?: typeof NO_HANDLER }
+  | { status: 'refused'; reason: RejectionReason };
+
+/** The `reason` of the 422 answered for a task type without a handler. */
+export const NO_HANDLER = 'no handler for task type';
+
 export interface ReceiverResponse {
+  /** The HTTP status. */
   status: number;
   headers: Record<string, string>;
-  body: { ok: true; duplicate?: true } | { error: string };
+  body: ReceiverAnswer;
 }
 
-const answer = (status: number, body: ReceiverResponse['body'], headers: Record<string, string> = {}) => ({
+/** An answer as every adapter sends it: JSON, with the given extra headers. */
+export const answer = (
+  status: number,
+  body: ReceiverAnswer,
+  headers: Record<string, string> = {},
+): ReceiverResponse => ({
   status,
   headers: { 'content-type': 'application/json', ...headers },
   body,
@@ -67,11 +89,11 @@ export function createReceiver(
   if (secrets.length === 0 && !options.allowUnsigned) {
     throw new Error('secrets are required (or set allowUnsigned for a service that does not sign callbacks)');
   }
-  const verifier = secrets.length > 0 ? new CallbackVerifier({ ...options, secrets }) : undefined;
+  const verifier = secrets.length > 0 ? new WebhookVerifier({ ...options, secrets }) : undefined;
   const store =
     options.idempotencyStore === false
       ? undefined
-      : (options.idempotencyStore ?? new MemoryIdempotencyStore());
+      : (options.idempotencyStore ?? new InMemoryIdempotencyStore());
   const { handlers } = options;
 
   return async (headers, body) => {
@@ -81,7 +103,7 @@ export function createReceiver(
       callback = parseCallback(body);
     } catch (err) {
       if (!(err instanceof CallbackRejectedError)) throw err;
-      return answer(err.reason === 'invalid_body' ? 400 : 401, { error: err.reason });
+      return answer(err.reason === 'invalid_body' ? 400 : 401, { status: 'refused', reason: err.reason });
     }
     const handler =
       typeof handlers === 'function'
@@ -89,41 +111,24 @@ export function createReceiver(
         : Object.hasOwn(handlers, callback.taskType)
           ? handlers[callback.taskType]
           : undefined;
-    if (!handler) return answer(422, { error: `no handler for task type ${callback.taskType}` });
+    if (!handler) return answer(422, { status: 'failed', reason: NO_HANDLER });
     try {
       const run = () => handler(callback);
       const outcome = store
         ? await once(store, header(headers, 'idempotency-key'), run)
         : (await run(), 'handled');
-      return answer(200, outcome === 'duplicate' ? { ok: true, duplicate: true } : { ok: true });
+      return answer(200, { status: outcome });
     } catch (err) {
       if (err instanceof RetryableError) {
         const retryAfter: Record<string, string> =
           err.retryAfterSeconds === undefined
             ? {}
             : { 'retry-after': String(Math.ceil(err.retryAfterSeconds)) };
-        return answer(503, { error: err.message }, retryAfter);
+        return answer(503, { status: 'retry' }, retryAfter);
       }
-      if (err instanceof PermanentError) return answer(422, { error: err.message });
+      if (err instanceof PermanentError) return answer(422, { status: 'failed' });
       options.onError?.(err, callback);
-      return answer(500, { error: 'handler failed' });
+      return answer(500, { status: 'error' });
     }
-  };
-}
-
-/** A node:http `(req, res)` listener receiving callbacks (any path; route to it as you like). */
-export function createNodeHandler(
-  options: ReceiverOptions,
-): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
-  const receive = createReceiver(options);
-  return async (req, res) => {
-    if (req.method !== 'POST') {
-      res.writeHead(405, { allow: 'POST' }).end();
-      return;
-    }
-    const chunks: Buffer[] = [];
-    for await (const chunk of req) chunks.push(chunk as Buffer);
-    const { status, headers, body } = await receive(req.headers, Buffer.concat(chunks));
-    res.writeHead(status, headers).end(JSON.stringify(body));
   };
 }

@@ -10,7 +10,7 @@ export interface IdempotencyStore {
 }
 
 /** In-process store of the most recent `maxKeys` keys. */
-export class MemoryIdempotencyStore implements IdempotencyStore {
+export class InMemoryIdempotencyStore implements IdempotencyStore {
   private readonly keys = new Set<string>();
 
   constructor(private readonly maxKeys = 100_000) {}

@@ -45,7 +45,8 @@ export interface VerifierOptions {
 
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 
-export class CallbackVerifier {
+/** Checks the Standard Webhooks signature of a callback (the same name in every SDK). */
+export class WebhookVerifier {
   private readonly keys: Buffer[] | undefined;
   private readonly toleranceSeconds: number;
   private readonly now: () => number;

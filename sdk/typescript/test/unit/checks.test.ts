@@ -14,6 +14,20 @@ function refusal(run: () => unknown): string | undefined {
   }
 }
 
+/** The message of the refusal: `<field> <reason>`, the reason as in every SDK. */
+function refusalMessage(run: () => unknown): string | undefined {
+  try {
+    run();
+    return undefined;
+  } catch (err) {
+    expect(err).toBeInstanceOf(DelayedTaskError);
+    const error = err as DelayedTaskError;
+    expect([error.code, error.status]).toEqual(['INVALID_ARGUMENT', 0]);
+    expect(error.message).toBe(`${error.details[0]?.field} ${error.details[0]?.reason}`);
+    return error.message;
+  }
+}
+
 describe('checkPayload', () => {
   it.each([
     { payload: { a: 1, b: 'x', c: [true, null], d: { e: 0.1 } }, field: undefined },
@@ -35,7 +49,7 @@ describe('checkPayload', () => {
 });
 
 describe('wireWhen', () => {
-  it.each<{ when: When; required: boolean; wire?: object; field?: string }>([
+  it.each<{ when: When; required: boolean; wire?: object; message?: string }>([
     { when: { delaySeconds: 1.5 }, required: true, wire: { delaySeconds: 1.5 } },
     { when: { delaySeconds: 0.0004 }, required: true, wire: { delaySeconds: 0 } },
     { when: { delaySeconds: 1.2345 }, required: true, wire: { delaySeconds: 1.235 } },
@@ -55,15 +69,33 @@ describe('wireWhen', () => {
       wire: { executeAt: '2026-12-03T10:30:00z' },
     },
     { when: {}, required: false, wire: {} },
-    { when: {}, required: true, field: 'delaySeconds' },
-    { when: { delaySeconds: 1, executeAt: new Date() }, required: false, field: 'delaySeconds' },
-    { when: { delaySeconds: -0.001 }, required: true, field: 'delaySeconds' },
-    { when: { delaySeconds: NaN }, required: true, field: 'delaySeconds' },
-    { when: { executeAt: '2026-12-03T18:30:00' }, required: true, field: 'executeAt' },
-    { when: { executeAt: 'tomorrow Z' }, required: true, field: 'executeAt' },
-    { when: { executeAt: new Date('nope') }, required: true, field: 'executeAt' },
-  ])('$when (required: $required)', ({ when, required, wire, field }) => {
-    if (field) expect(refusal(() => wireWhen(when, required))).toBe(field);
+    { when: {}, required: true, message: 'delaySeconds give exactly one of delaySeconds or executeAt' },
+    {
+      when: { delaySeconds: 1, executeAt: new Date() },
+      required: true,
+      message: 'delaySeconds give exactly one of delaySeconds or executeAt',
+    },
+    {
+      when: { delaySeconds: 1, executeAt: new Date() },
+      required: false,
+      message: 'delaySeconds give at most one of delaySeconds or executeAt',
+    },
+    { when: { delaySeconds: -0.001 }, required: true, message: 'delaySeconds must not be negative' },
+    { when: { delaySeconds: NaN }, required: true, message: 'delaySeconds is not a finite number' },
+    { when: { delaySeconds: Infinity }, required: false, message: 'delaySeconds is not a finite number' },
+    {
+      when: { executeAt: '2026-12-03T18:30:00' },
+      required: true,
+      message: 'executeAt must be an RFC 3339 time with an offset (Z or +08:00)',
+    },
+    {
+      when: { executeAt: 'tomorrow Z' },
+      required: true,
+      message: 'executeAt must be an RFC 3339 time with an offset (Z or +08:00)',
+    },
+    { when: { executeAt: new Date('nope') }, required: true, message: 'executeAt is an invalid Date' },
+  ])('$when (required: $required)', ({ when, required, wire, message }) => {
+    if (message) expect(refusalMessage(() => wireWhen(when, required))).toBe(message);
     else expect(wireWhen(when, required)).toEqual(wire);
   });
 });

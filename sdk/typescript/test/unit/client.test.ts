@@ -33,7 +33,7 @@ describe('DelayedTasksClient transport', () => {
   it('retries a dropped connection and then reports UNAVAILABLE with status 0', async () => {
     const server = await serve((_, socket) => socket.destroy());
     const client = new DelayedTasksClient({ baseUrl: server.url, retry: fastRetries });
-    const error = await client.get('t-1').catch((err: unknown) => err);
+    const error = await client.status('t-1').catch((err: unknown) => err);
     expect(error).toBeInstanceOf(DelayedTaskError);
     expect(error).toMatchObject({ code: 'UNAVAILABLE', status: 0 });
     expect(server.attempts()).toBe(4);
@@ -47,7 +47,7 @@ describe('DelayedTasksClient transport', () => {
       );
     });
     const client = new DelayedTasksClient({ baseUrl: server.url, timeoutMs: 300, retry: fastRetries });
-    await expect(client.get('t-1')).resolves.toEqual({});
+    await expect(client.status('t-1')).resolves.toEqual({});
     expect(server.attempts()).toBe(2);
   });
 
@@ -87,6 +87,55 @@ describe('DelayedTasksClient transport', () => {
       taskId: 'a',
       payload: {},
       executeAt: '2026-12-03T18:30:00+08:00',
+    });
+  });
+
+  it('sends the due range of a list as UTC with milliseconds, from a Date or a string with an offset', async () => {
+    const urls: string[] = [];
+    const fetchSpy: typeof fetch = async (input) => {
+      urls.push(String(input));
+      return new Response(JSON.stringify({ tasks: [], nextPageToken: null }), { status: 200 });
+    };
+    const client = new DelayedTasksClient({ baseUrl: 'http://svc.test', fetch: fetchSpy });
+    await client.list({ dueAfter: '2026-12-03T18:30:00+08:00', dueBefore: new Date(Date.UTC(2026, 11, 4)) });
+    expect(Object.fromEntries(new URL(urls[0] ?? '').searchParams)).toEqual({
+      dueAfter: '2026-12-03T10:30:00.000Z',
+      dueBefore: '2026-12-04T00:00:00.000Z',
+    });
+    const error = await client.list({ dueBefore: '2026-12-03T18:30:00' }).catch((err: unknown) => err);
+    expect(error).toMatchObject({
+      code: 'INVALID_ARGUMENT',
+      status: 0,
+      message: 'dueBefore must be an RFC 3339 time with an offset (Z or +08:00)',
+    });
+    expect(urls).toHaveLength(1);
+  });
+
+  it('parses the times of a task and of its attempt history into Dates', async () => {
+    const wire = {
+      taskId: 't-1',
+      executeAt: '2026-12-03T10:30:00.000Z',
+      firedAt: null,
+      attemptHistory: [
+        {
+          attempt: 1,
+          startedAt: '2026-12-03T10:30:00.005Z',
+          finishedAt: '2026-12-03T10:30:00.120Z',
+          outcome: 'SUCCEEDED',
+          statusCode: 200,
+        },
+      ],
+    };
+    const fetchSpy: typeof fetch = async () => new Response(JSON.stringify(wire), { status: 200 });
+    const task = await new DelayedTasksClient({ baseUrl: 'http://svc.test', fetch: fetchSpy }).status('t-1');
+    expect(task.executeAt).toEqual(new Date('2026-12-03T10:30:00.000Z'));
+    expect(task.firedAt).toBeNull();
+    expect(task.attemptHistory?.[0]).toEqual({
+      attempt: 1,
+      startedAt: new Date('2026-12-03T10:30:00.005Z'),
+      finishedAt: new Date('2026-12-03T10:30:00.120Z'),
+      outcome: 'SUCCEEDED',
+      statusCode: 200,
     });
   });
 

@@ -1,8 +1,10 @@
 import { createHmac } from 'node:crypto';
 import { createServer } from 'node:http';
-import { type AddressInfo } from 'node:net';
+import { connect, type AddressInfo } from 'node:net';
+import express from 'express';
 import Fastify from 'fastify';
 import { describe, expect, it } from 'vitest';
+import { callbackMiddleware } from '../../src/express.js';
 import { callbackPlugin } from '../../src/fastify.js';
 import {
   createNodeHandler,
@@ -103,7 +105,7 @@ describe('createReceiver maps outcomes to statuses', () => {
     const { headers, body } = signedRequest();
     expect((await receive(headers, body)).status).toBe(503);
     expect((await receive(headers, body)).status).toBe(200);
-    expect(await receive(headers, body)).toMatchObject({ status: 200, body: { duplicate: true } });
+    expect(await receive(headers, body)).toMatchObject({ status: 200, body: { status: 'duplicate' } });
     expect(calls).toBe(2);
   });
 
@@ -135,6 +137,28 @@ describe('adapters', () => {
     }
   });
 
+  it('node:http handler survives a request that breaks off mid-body', async () => {
+    const server = createServer(createNodeHandler({ ...base, handlers: () => undefined }));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    try {
+      const socket = connect(port, '127.0.0.1');
+      await new Promise((resolve) => socket.once('connect', resolve));
+      socket.write(
+        'POST /cb HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ncontent-length: 100\r\n\r\n{"ta',
+      );
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      socket.destroy();
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      // Still serving (an unhandled rejection would also fail this test run).
+      const { headers, body } = signedRequest();
+      const ok = await fetch(`http://127.0.0.1:${port}/cb`, { method: 'POST', headers, body });
+      expect([ok.status, await ok.json()]).toEqual([200, { status: 'handled' }]);
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
   it('Fastify plugin answers on its path, keeps the app parser elsewhere', async () => {
     const seen: Callback[] = [];
     const app = Fastify();
@@ -158,5 +182,49 @@ describe('adapters', () => {
     expect(echo.json()).toEqual({ a: 1 });
     expect(seen.map((cb) => cb.payload)).toEqual([{ big: 1 }]);
     await app.close();
+  });
+
+  it('Express middleware reads the raw bytes, or takes them from express.raw(), and leaves other routes alone', async () => {
+    const seen: Callback[] = [];
+    const app = express();
+    const receive = callbackMiddleware({ ...base, handlers: (cb) => void seen.push(cb) });
+    app.post('/hooks/tasks', receive);
+    app.post('/hooks/raw', express.raw({ type: 'application/json' }), receive);
+    app.use('/hooks/parsed', express.json(), receive);
+    app.use((error: Error, _req: express.Request, res: express.Response, _next: express.NextFunction) => {
+      res.status(500).json({ configuration: error.name });
+    });
+    const server = createServer(app);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    try {
+      const post = (path: string, key: string, tamper = (text: string) => text) => {
+        const { headers, body } = signedRequest({}, key);
+        return fetch(url + path, { method: 'POST', headers, body: tamper(body) });
+      };
+      for (const [path, key] of [
+        ['/hooks/tasks', 'k-1'],
+        ['/hooks/raw', 'k-2'],
+      ] as const) {
+        const ok = await post(path, key);
+        expect([ok.status, await ok.json()]).toEqual([200, { status: 'handled' }]);
+      }
+      const forged = await post('/hooks/tasks', 'k-3', (body) => body.replace('"1"', '"9"'));
+      expect([forged.status, await forged.json()]).toEqual([
+        401,
+        { status: 'refused', reason: 'no_matching_signature' },
+      ]);
+      // A JSON parser in front consumed the bytes: a configuration error, never a false 401.
+      const parsed = await post('/hooks/parsed', 'k-4');
+      expect([parsed.status, await parsed.json()]).toEqual([
+        500,
+        { configuration: 'RawBodyUnavailableError' },
+      ]);
+      // Other methods go on to the next route.
+      expect((await fetch(`${url}/hooks/parsed`)).status).toBe(404);
+      expect(seen).toHaveLength(2);
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 });
