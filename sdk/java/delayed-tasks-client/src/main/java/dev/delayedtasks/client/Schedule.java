@@ -10,16 +10,16 @@ import java.time.Instant;
  * When a task runs: a delay or an absolute time, written as {@code delaySeconds} or {@code
  * executeAt}. Package-private: requests expose it through their builders.
  */
-record Schedule(Duration delaySeconds, Instant executeAt) {
+record Schedule(Duration delay, Instant executeAt) {
   static final Schedule NONE = new Schedule(null, null);
 
   boolean isEmpty() {
-    return delaySeconds == null && executeAt == null;
+    return delay == null && executeAt == null;
   }
 
   /** Both or neither set (when required), or a negative delay: refused before sending. */
   void check(boolean required) {
-    if (delaySeconds != null && executeAt != null) {
+    if (delay != null && executeAt != null) {
       throw DelayedTaskException.invalidArgument(
           "delaySeconds", "give either delaySeconds or executeAt, not both");
     }
@@ -27,14 +27,14 @@ record Schedule(Duration delaySeconds, Instant executeAt) {
       throw DelayedTaskException.invalidArgument(
           "delaySeconds", "give one of delaySeconds or executeAt");
     }
-    if (delaySeconds != null && delaySeconds.isNegative()) {
+    if (delay != null && delay.isNegative()) {
       throw DelayedTaskException.invalidArgument("delaySeconds", "must not be negative");
     }
   }
 
   void writeTo(ObjectNode body) {
-    if (delaySeconds != null) {
-      body.put("delaySeconds", seconds(delaySeconds));
+    if (delay != null) {
+      body.put("delaySeconds", seconds(delay));
     }
     if (executeAt != null) {
       body.put("executeAt", Json.formatTime(executeAt));

@@ -53,11 +53,7 @@ class ChecksBeforeSendingTest {
   }
 
   private static CreateTaskRequest withPayload(Object payload) {
-    return CreateTaskRequest.builder()
-        .taskType("t")
-        .payload(payload)
-        .delaySeconds(Duration.ZERO)
-        .build();
+    return CreateTaskRequest.builder().taskType("t").payload(payload).delay(Duration.ZERO).build();
   }
 
   @Test
@@ -105,7 +101,7 @@ class ChecksBeforeSendingTest {
         CreateTaskRequest.builder()
             .taskType("t")
             .payload(Map.of())
-            .delaySeconds(Duration.ofSeconds(1))
+            .delay(Duration.ofSeconds(1))
             .executeAt(Instant.now())
             .build());
     assertRefused(
@@ -114,7 +110,7 @@ class ChecksBeforeSendingTest {
             client.replay(
                 "t",
                 ReplayRequest.builder()
-                    .delaySeconds(Duration.ofSeconds(1))
+                    .delay(Duration.ofSeconds(1))
                     .executeAt(Instant.now())
                     .build()));
   }
@@ -126,11 +122,11 @@ class ChecksBeforeSendingTest {
         CreateTaskRequest.builder()
             .taskType("t")
             .payload(Map.of())
-            .delaySeconds(Duration.ofMillis(-1))
+            .delay(Duration.ofMillis(-1))
             .build());
     assertRefused(
         "delaySeconds",
-        () -> client.reschedule("t", RescheduleRequest.delaySeconds(Duration.ofSeconds(-5))));
+        () -> client.reschedule("t", RescheduleRequest.delay(Duration.ofSeconds(-5))));
   }
 
   @Test

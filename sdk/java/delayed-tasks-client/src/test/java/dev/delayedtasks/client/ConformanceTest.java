@@ -47,7 +47,8 @@ import org.junit.jupiter.api.TestFactory;
  */
 class ConformanceTest {
   private static final Set<String> OPERATIONS =
-      Set.of("create", "createTasks", "get", "cancel", "list", "listAll", "reschedule", "replay");
+      Set.of(
+          "create", "createTasks", "status", "cancel", "list", "listAll", "reschedule", "replay");
 
   private static Path root() {
     return Path.of(System.getProperty("conformance.dir", "../../../conformance")).normalize();
@@ -237,8 +238,6 @@ class ConformanceTest {
       JsonNode value = option.getValue();
       switch (option.getKey()) {
         case "apiKey" -> builder.apiKey(value.asText());
-        case "timeoutMs" -> builder.timeout(Duration.ofMillis(value.asLong()));
-        case "timeout" -> builder.timeout(duration(value));
         case "maxRetries" -> builder.retryPolicy(zeroBackoff.withMaxRetries(value.asInt()));
         default -> fail("unknown client option " + option.getKey());
       }
@@ -263,7 +262,7 @@ class ConformanceTest {
                   "traceId",
                   "priority");
           case "createTasks" -> Set.of("tasks");
-          case "get", "cancel" -> Set.of("taskId");
+          case "status", "cancel" -> Set.of("taskId");
           case "list", "listAll" -> Set.of("status", "taskType", "pageSize", "pageToken");
           case "reschedule" -> Set.of("taskId", "delaySeconds", "executeAt");
           case "replay" ->
@@ -279,7 +278,7 @@ class ConformanceTest {
         input.path("tasks").forEach(item -> requests.add(createRequest(item)));
         yield new Batch(client.createTasks(requests));
       }
-      case "get" -> client.get(input.path("taskId").asText());
+      case "status" -> client.status(input.path("taskId").asText());
       case "cancel" -> client.cancel(input.path("taskId").asText());
       case "list" -> client.list(listRequest(input));
       case "listAll" -> new Drained(client.listAll(listRequest(input)).stream().toList());
@@ -287,7 +286,7 @@ class ConformanceTest {
           client.reschedule(
               input.path("taskId").asText(),
               input.has("delaySeconds")
-                  ? RescheduleRequest.delaySeconds(duration(input.get("delaySeconds")))
+                  ? RescheduleRequest.delay(duration(input.get("delaySeconds")))
                   : RescheduleRequest.executeAt(time(input.get("executeAt"))));
       case "replay" -> client.replay(input.path("taskId").asText(), replayRequest(input));
       default -> throw new AssertionError(operation);
@@ -303,7 +302,7 @@ class ConformanceTest {
       b.payload(value(input.get("payload")));
     }
     if (input.has("delaySeconds")) {
-      b.delaySeconds(duration(input.get("delaySeconds")));
+      b.delay(duration(input.get("delaySeconds")));
     }
     if (input.has("executeAt")) {
       b.executeAt(time(input.get("executeAt")));
@@ -344,7 +343,7 @@ class ConformanceTest {
       b.maxRetries(input.get("maxRetries").asInt());
     }
     if (input.has("delaySeconds")) {
-      b.delaySeconds(duration(input.get("delaySeconds")));
+      b.delay(duration(input.get("delaySeconds")));
     }
     if (input.has("executeAt")) {
       b.executeAt(time(input.get("executeAt")));
