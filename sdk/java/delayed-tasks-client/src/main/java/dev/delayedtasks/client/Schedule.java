@@ -2,6 +2,7 @@ package dev.delayedtasks.client;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.delayedtasks.client.internal.Json;
+import dev.delayedtasks.client.internal.Reasons;
 import java.math.BigDecimal;
 import java.time.Duration;
 import java.time.Instant;
@@ -17,18 +18,20 @@ record Schedule(Duration delay, Instant executeAt) {
     return delay == null && executeAt == null;
   }
 
-  /** Both or neither set (when required), or a negative delay: refused before sending. */
+  /**
+   * Refused before sending: both set, neither set when one is required (create, reschedule), or a
+   * negative delay.
+   */
   void check(boolean required) {
     if (delay != null && executeAt != null) {
       throw DelayedTaskException.invalidArgument(
-          "delaySeconds", "give either delaySeconds or executeAt, not both");
+          "delaySeconds", required ? Reasons.EXACTLY_ONE_SCHEDULE : Reasons.AT_MOST_ONE_SCHEDULE);
     }
     if (required && isEmpty()) {
-      throw DelayedTaskException.invalidArgument(
-          "delaySeconds", "give one of delaySeconds or executeAt");
+      throw DelayedTaskException.invalidArgument("delaySeconds", Reasons.EXACTLY_ONE_SCHEDULE);
     }
     if (delay != null && delay.isNegative()) {
-      throw DelayedTaskException.invalidArgument("delaySeconds", "must not be negative");
+      throw DelayedTaskException.invalidArgument("delaySeconds", Reasons.NEGATIVE);
     }
   }
 
