@@ -279,7 +279,16 @@ class ConformanceTest {
                   "priority");
           case "createTasks" -> Set.of("tasks");
           case "status", "cancel" -> Set.of("taskId");
-          case "list", "listAll" -> Set.of("status", "taskType", "pageSize", "pageToken");
+          case "list", "listAll" ->
+              Set.of(
+                  "status",
+                  "taskType",
+                  "idPrefix",
+                  "owner",
+                  "dueAfter",
+                  "dueBefore",
+                  "pageSize",
+                  "pageToken");
           case "reschedule" -> Set.of("taskId", "delaySeconds", "executeAt");
           case "replay" ->
               Set.of(
@@ -374,6 +383,18 @@ class ConformanceTest {
     }
     if (input.has("taskType")) {
       b.taskType(input.get("taskType").asText());
+    }
+    if (input.has("idPrefix")) {
+      b.idPrefix(input.get("idPrefix").asText());
+    }
+    if (input.has("owner")) {
+      b.owner(input.get("owner").asText());
+    }
+    if (input.has("dueAfter")) {
+      b.dueAfter(time(input.get("dueAfter")));
+    }
+    if (input.has("dueBefore")) {
+      b.dueBefore(time(input.get("dueBefore")));
     }
     if (input.has("pageSize")) {
       b.pageSize(input.get("pageSize").asInt());
