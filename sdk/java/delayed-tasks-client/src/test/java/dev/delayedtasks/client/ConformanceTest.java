@@ -10,6 +10,7 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.delayedtasks.client.callback.Callback;
 import dev.delayedtasks.client.callback.CallbackRejectedException;
+import dev.delayedtasks.client.callback.ReceiverVectors;
 import dev.delayedtasks.client.callback.WebhookVerifier;
 import dev.delayedtasks.client.internal.Json;
 import java.io.IOException;
@@ -33,6 +34,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.function.Function;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.DynamicContainer;
@@ -43,7 +45,8 @@ import org.junit.jupiter.api.TestFactory;
 /**
  * Runs the shared, language-neutral vectors of {@code conformance/} (at the repository root): every
  * file of {@code client/} against a loopback {@link StubServer} with zero backoff, every file of
- * {@code callbacks/} through {@link WebhookVerifier} and {@link Callback#parse}.
+ * {@code callbacks/} through {@link WebhookVerifier} and {@link Callback#parse}, except {@code
+ * receiver.json}, which goes to a whole {@code CallbackReceiver} ({@link ReceiverVectors}).
  */
 class ConformanceTest {
   private static final Set<String> OPERATIONS =
@@ -56,12 +59,18 @@ class ConformanceTest {
 
   @TestFactory
   Stream<DynamicNode> clientVectors() throws IOException {
-    return files("client", ConformanceTest::clientCase);
+    return files("client", file -> ConformanceTest::clientCase);
   }
 
+  /** {@code receiver.json}: the whole endpoint; the other files: verify then parse. */
   @TestFactory
   Stream<DynamicNode> callbackVectors() throws IOException {
-    return files("callbacks", ConformanceTest::callbackCase);
+    return files(
+        "callbacks",
+        file ->
+            file.getFileName().toString().equals("receiver.json")
+                ? testCase -> ReceiverVectors.run(testCase, ReceiverVectors.DIRECT)
+                : ConformanceTest::callbackCase);
   }
 
   // ---- loading ----
@@ -71,7 +80,8 @@ class ConformanceTest {
   }
 
   /** One container per file; missing vectors are one skipped test (a failed one under CI). */
-  private static Stream<DynamicNode> files(String kind, CaseRunner runner) throws IOException {
+  private static Stream<DynamicNode> files(String kind, Function<Path, CaseRunner> runnerFor)
+      throws IOException {
     Path dir = root().resolve(kind);
     if (!Files.isDirectory(dir)) {
       return Stream.of(
@@ -88,7 +98,7 @@ class ConformanceTest {
     try (Stream<Path> listing = Files.list(dir)) {
       List<Path> found = listing.filter(p -> p.toString().endsWith(".json")).sorted().toList();
       assertTrue(!found.isEmpty(), "no vector files in " + dir);
-      return found.stream().map(file -> container(file, runner));
+      return found.stream().map(file -> container(file, runnerFor.apply(file)));
     }
   }
 

@@ -8,6 +8,7 @@ import dev.delayedtasks.client.Version;
 import dev.delayedtasks.client.callback.Callback;
 import dev.delayedtasks.client.callback.IdempotencyStore;
 import dev.delayedtasks.client.callback.InMemoryIdempotencyStore;
+import dev.delayedtasks.client.callback.ReceiverResponse;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
@@ -118,7 +119,7 @@ class DelayedTasksAutoConfigurationTest {
           .run(
               context -> {
                 assertThat(context).hasSingleBean(DelayedTasksClient.class);
-                context.getBean(DelayedTasksClient.class).get("t1");
+                context.getBean(DelayedTasksClient.class).status("t1");
               });
     } finally {
       server.stop(0);
@@ -133,10 +134,53 @@ class DelayedTasksAutoConfigurationTest {
   void annotatedMethodsAreRegisteredByTaskType() {
     runner
         .withUserConfiguration(Handlers.class)
+        .withPropertyValues("delayed-tasks.webhook.secrets=" + CallbackEndpointTest.SECRET)
+        .run(
+            context -> {
+              DelayedTaskHandlerRegistry registry =
+                  context.getBean(DelayedTaskHandlerRegistry.class);
+              assertThat(registry.handlers()).containsOnlyKeys("order.close", "order.open");
+              assertThat(registry.isReceiving()).isTrue();
+            });
+  }
+
+  @Test
+  void handlersWithoutASecretFailTheStartup() {
+    runner
+        .withUserConfiguration(Handlers.class)
         .run(
             context ->
-                assertThat(context.getBean(DelayedTaskHandlerRegistry.class).handlers())
-                    .containsOnlyKeys("order.close", "order.open"));
+                assertThat(rootCause(context.getStartupFailure()))
+                    .hasMessageContaining("delayed-tasks.webhook.allow-unsigned=true"));
+  }
+
+  @Test
+  void unsignedCallbacksAreReceivedOnlyWhenAllowedExplicitly() {
+    runner
+        .withUserConfiguration(Handlers.class)
+        .withPropertyValues("delayed-tasks.webhook.allow-unsigned=true")
+        .run(
+            context -> {
+              ReceiverResponse answer =
+                  context
+                      .getBean(DelayedTaskHandlerRegistry.class)
+                      .handle(
+                          Map.of(),
+                          """
+                          {"taskId":"t-1","taskType":"order.close","payload":{},"payloadVersion":1,
+                           "executeAt":"2026-12-03T10:00:00.000Z","attempt":1}
+                          """
+                              .getBytes(StandardCharsets.UTF_8));
+              assertThat(answer.status()).isEqualTo(200);
+              assertThat(answer.body()).isEqualTo("{\"status\":\"handled\"}");
+            });
+  }
+
+  @Test
+  void withoutHandlersOrSecretsNothingIsReceived() {
+    runner.run(
+        context ->
+            assertThat(context.getBean(DelayedTaskHandlerRegistry.class).isReceiving()).isFalse());
   }
 
   @Test
