@@ -782,6 +782,7 @@ class ConformanceTest {
     private static JsonNode task(Task t) {
       ObjectNode out = JsonNodeFactory.instance.objectNode();
       out.put("taskId", t.taskId());
+      out.put("owner", t.owner());
       out.put("taskType", t.taskType());
       out.put("status", t.status().name());
       time(out, "executeAt", t.executeAt());
@@ -798,12 +799,22 @@ class ConformanceTest {
       time(out, "nextAttemptAt", t.nextAttemptAt());
       time(out, "firedAt", t.firedAt());
       time(out, "completedAt", t.completedAt());
+      ArrayNode attempts = out.putArray("attemptHistory");
+      for (TaskAttempt attempt : t.attemptHistory()) {
+        ObjectNode node = attempts.addObject().put("attempt", attempt.attempt());
+        time(node, "startedAt", attempt.startedAt());
+        time(node, "finishedAt", attempt.finishedAt());
+        node.put("outcome", attempt.outcome().name());
+        node.put("statusCode", attempt.statusCode());
+        node.put("error", attempt.error());
+      }
       return out;
     }
 
     private static JsonNode summary(TaskSummary s) {
       ObjectNode out = JsonNodeFactory.instance.objectNode();
       out.put("taskId", s.taskId());
+      out.put("owner", s.owner());
       out.put("taskType", s.taskType());
       out.put("status", s.status().name());
       time(out, "executeAt", s.executeAt());

@@ -105,6 +105,17 @@ class DelayedTasksClientTest {
     assertNull(task.firedAt());
     assertNull(task.traceId());
     assertEquals(new TaskError("HTTP 503", 503), task.lastError());
+    assertEquals("orders", task.owner());
+    assertEquals(
+        List.of(
+            new TaskAttempt(
+                1,
+                Instant.parse("2026-12-03T10:30:00Z"),
+                Instant.parse("2026-12-03T10:30:00.250Z"),
+                TaskAttempt.Outcome.RETRYABLE_ERROR,
+                503,
+                "HTTP 503")),
+        task.attemptHistory());
     assertEquals(2, task.payloadVersion());
     assertEquals(
         new BigInteger("12345678901234567890"), task.payload().get("big").bigIntegerValue());
