@@ -12,6 +12,7 @@ import dev.delayedtasks.client.callback.ReceiverResponse;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import org.junit.jupiter.api.Test;
@@ -20,7 +21,11 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.http.converter.ByteArrayHttpMessageConverter;
+import org.springframework.mock.web.MockHttpServletRequest;
+import org.springframework.web.servlet.function.HandlerFunction;
 import org.springframework.web.servlet.function.RouterFunction;
+import org.springframework.web.servlet.function.ServerRequest;
 
 class DelayedTasksAutoConfigurationTest {
   private final ApplicationContextRunner runner =
@@ -178,9 +183,18 @@ class DelayedTasksAutoConfigurationTest {
 
   @Test
   void withoutHandlersOrSecretsNothingIsReceived() {
-    runner.run(
-        context ->
-            assertThat(context.getBean(DelayedTaskHandlerRegistry.class).isReceiving()).isFalse());
+    webRunner.run(
+        context -> {
+          assertThat(context.getBean(DelayedTaskHandlerRegistry.class).isReceiving()).isFalse();
+          MockHttpServletRequest post =
+              new MockHttpServletRequest("POST", "/delayed-tasks/callback");
+          post.setContent("{}".getBytes(StandardCharsets.UTF_8));
+          ServerRequest request =
+              ServerRequest.create(post, List.of(new ByteArrayHttpMessageConverter()));
+          RouterFunction<?> route = context.getBean(RouterFunction.class);
+          HandlerFunction<?> endpoint = route.route(request).orElseThrow();
+          assertThat(endpoint.handle(request).statusCode().value()).isEqualTo(404);
+        });
   }
 
   @Test
