@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # A fresh Maven project outside the repository that resolves the SDK from the file repository
 # pack.sh filled (and Maven Central for its dependencies), compiles the README's first example and
-# runs it against the live stack (DTS_URL, DTS_API_KEY): create, get, cancel.
+# runs it against the live stack (DTS_URL, DTS_API_KEY): create, status, cancel; it must print
+# "SCHEDULED CANCELLED".
 # Usage: sdk/java/install-test.sh OUT (after pack.sh OUT). Last line: java-install: ...
 set -uo pipefail
 out="${1:?usage: install-test.sh OUT}"
@@ -43,8 +44,16 @@ cat >"$project/pom.xml" <<POM
   </build>
 </project>
 POM
+# The README's install block must name what is tested: the client's coordinates and this version.
+install_block="$(awk '/^```xml$/{f=1;next} /^```$/{if(f){exit}} f' "$here/README.md")"
+for expected in "<groupId>dev.delayedtasks</groupId>" "<artifactId>delayed-tasks-client</artifactId>" "<version>$version</version>"; do
+  grep -qF "$expected" <<<"$install_block" || { echo "README install block lacks $expected" >&2; summary 0 1; exit 1; }
+done
 # The README's first Java block, as a user copies it (a whole class: Example).
 awk '/^```java$/{f=1;next} /^```$/{if(f){exit}} f' "$here/README.md" >"$project/src/main/java/Example.java"
 cd "$project"
 mvn -B -q -Dstyle.color=never compile dependency:build-classpath -Dmdep.outputFile=cp.txt || { summary 0 1; exit 1; }
-if java -cp "target/classes:$(cat cp.txt)" Example; then summary 1 0; else summary 0 1; exit 1; fi
+[[ -n "${DTS_URL:-}" ]] || { echo "DTS_URL is not set: start scripts/live-stack.sh first" >&2; summary 0 1; exit 1; }
+printed="$(java -cp "target/classes:$(cat cp.txt)" Example)" || { summary 0 1; exit 1; }
+echo "$printed"
+if [[ "$printed" == "SCHEDULED CANCELLED" ]]; then summary 1 0; else echo "expected: SCHEDULED CANCELLED" >&2; summary 0 1; exit 1; fi

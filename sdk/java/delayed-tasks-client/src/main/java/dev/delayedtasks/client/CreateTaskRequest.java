@@ -7,14 +7,14 @@ import java.time.OffsetDateTime;
 import java.util.Objects;
 
 /**
- * A task to create. Exactly one of {@code delaySeconds} and {@code executeAt} must be set. Times
- * are {@link Instant} or {@link OffsetDateTime} only: a time without an offset cannot be passed.
+ * A task to create. Exactly one of {@code delay} and {@code executeAt} must be set. Times are
+ * {@link Instant} or {@link OffsetDateTime} only: a time without an offset cannot be passed.
  *
  * <pre>{@code
  * CreateTaskRequest.builder()
  *     .taskType("order.close")
  *     .payload(Map.of("orderId", "10023"))
- *     .delaySeconds(Duration.ofMinutes(30))
+ *     .delay(Duration.ofMinutes(30))
  *     .build();
  * }</pre>
  */
@@ -33,7 +33,7 @@ public final class CreateTaskRequest {
   private CreateTaskRequest(Builder b) {
     this.taskType = b.taskType;
     this.payload = b.payload;
-    this.schedule = new Schedule(b.delaySeconds, b.executeAt);
+    this.schedule = new Schedule(b.delay, b.executeAt);
     this.callbackUrl = b.callbackUrl;
     this.taskId = b.taskId;
     this.maxRetries = b.maxRetries;
@@ -84,7 +84,7 @@ public final class CreateTaskRequest {
   public static final class Builder {
     private String taskType;
     private Object payload;
-    private Duration delaySeconds;
+    private Duration delay;
     private Instant executeAt;
     private String callbackUrl;
     private String taskId;
@@ -111,9 +111,9 @@ public final class CreateTaskRequest {
       return this;
     }
 
-    /** Run after this delay (sent as seconds with millisecond precision). */
-    public Builder delaySeconds(Duration delay) {
-      this.delaySeconds = Objects.requireNonNull(delay, "delaySeconds");
+    /** Run after this delay (sent as {@code delaySeconds}, with millisecond precision). */
+    public Builder delay(Duration delay) {
+      this.delay = Objects.requireNonNull(delay, "delay");
       return this;
     }
 

@@ -4,9 +4,10 @@ import java.util.List;
 import java.util.Objects;
 
 /**
- * The one exception of this SDK: an error answered by the API, a check that failed before sending
- * (status 0), or a network failure after the retries (code {@link ErrorCode#UNAVAILABLE}, status
- * 0).
+ * The one exception of this SDK, carrying the code, the HTTP status, the details (field and reason)
+ * and the request id: an error answered by the API, a check that refused the input before sending
+ * (code {@link ErrorCode#INVALID_ARGUMENT}, status 0, message {@code "<field> <reason>"}), or a
+ * network failure after the retries (code {@link ErrorCode#UNAVAILABLE}, status 0).
  */
 public final class DelayedTaskException extends RuntimeException {
   private static final long serialVersionUID = 1L;
@@ -32,15 +33,22 @@ public final class DelayedTaskException extends RuntimeException {
     this.requestId = requestId;
   }
 
-  /** An {@code INVALID_ARGUMENT} found before sending; no request was made. */
+  /**
+   * An {@code INVALID_ARGUMENT} found before sending (no request made, status 0), with the message
+   * {@code "<field> <reason>"}, e.g. {@code delaySeconds must not be negative}.
+   */
   static DelayedTaskException invalidArgument(String field, String reason) {
+    return invalidArgument(field, reason, null);
+  }
+
+  static DelayedTaskException invalidArgument(String field, String reason, Throwable cause) {
     return new DelayedTaskException(
         ErrorCode.INVALID_ARGUMENT.name(),
-        field + ": " + reason,
+        field + " " + reason,
         0,
         List.of(new ErrorDetail(field, reason)),
         null,
-        null);
+        cause);
   }
 
   /** The code as an enum; {@link ErrorCode#UNKNOWN} when this SDK does not know it. */

@@ -23,7 +23,7 @@ import java.util.UUID;
  * CreateResult result = client.create(CreateTaskRequest.builder()
  *     .taskType("order.close")
  *     .payload(Map.of("orderId", "10023"))
- *     .delaySeconds(Duration.ofMinutes(30))
+ *     .delay(Duration.ofMinutes(30))
  *     .build());
  * }</pre>
  *
@@ -127,8 +127,8 @@ public final class DelayedTasksClient {
         request.taskId() != null ? request.taskId() : UUID.randomUUID().toString());
   }
 
-  /** The task, closed ones included. */
-  public Task get(String taskId) {
+  /** The task's current state, closed tasks included. */
+  public Task status(String taskId) {
     return Task.from(transport.send("GET", taskPath(taskId, ""), Map.of(), null).body());
   }
 

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.delayedtasks.client.internal.Json;
 import dev.delayedtasks.client.internal.PayloadCheck;
+import dev.delayedtasks.client.internal.Reasons;
 
 /** Turns caller payloads into checked JSON objects. */
 final class Payloads {
@@ -16,16 +17,16 @@ final class Payloads {
   /** The payload as an object tree, or INVALID_ARGUMENT with the path of the first bad value. */
   static ObjectNode toObject(String field, Object payload) {
     if (payload == null) {
-      throw DelayedTaskException.invalidArgument(field, "must be a JSON object");
+      throw DelayedTaskException.invalidArgument(field, Reasons.NOT_AN_OBJECT);
     }
     JsonNode tree;
     try {
       tree = payload instanceof JsonNode node ? node : Json.MAPPER.valueToTree(payload);
     } catch (IllegalArgumentException e) {
-      throw DelayedTaskException.invalidArgument(field, "cannot be written as JSON: " + e);
+      throw DelayedTaskException.invalidArgument(field, Reasons.NOT_AN_OBJECT, e);
     }
     if (tree == null || !tree.isObject()) {
-      throw DelayedTaskException.invalidArgument(field, "must be a JSON object");
+      throw DelayedTaskException.invalidArgument(field, Reasons.NOT_AN_OBJECT);
     }
     PayloadCheck.find(tree, field)
         .ifPresent(

@@ -8,7 +8,7 @@ import java.util.Objects;
 
 /**
  * Overrides for re-running a {@code FAILED} or {@code CANCELLED} task. Everything is optional; with
- * neither {@code delaySeconds} nor {@code executeAt} the new run starts now.
+ * neither {@code delay} nor {@code executeAt} the new run starts now.
  */
 public final class ReplayRequest {
   private static final ReplayRequest EMPTY = builder().build();
@@ -22,7 +22,7 @@ public final class ReplayRequest {
     this.payload = b.payload;
     this.payloadVersion = b.payloadVersion;
     this.maxRetries = b.maxRetries;
-    this.schedule = new Schedule(b.delaySeconds, b.executeAt);
+    this.schedule = new Schedule(b.delay, b.executeAt);
   }
 
   public static Builder builder() {
@@ -51,7 +51,7 @@ public final class ReplayRequest {
     private Object payload;
     private Integer payloadVersion;
     private Integer maxRetries;
-    private Duration delaySeconds;
+    private Duration delay;
     private Instant executeAt;
 
     private Builder() {}
@@ -72,8 +72,9 @@ public final class ReplayRequest {
       return this;
     }
 
-    public Builder delaySeconds(Duration delay) {
-      this.delaySeconds = Objects.requireNonNull(delay, "delaySeconds");
+    /** Start the new run after this delay (sent as {@code delaySeconds}). */
+    public Builder delay(Duration delay) {
+      this.delay = Objects.requireNonNull(delay, "delay");
       return this;
     }
 

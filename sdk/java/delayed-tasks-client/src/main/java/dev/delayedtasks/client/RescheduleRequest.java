@@ -14,9 +14,9 @@ public final class RescheduleRequest {
     this.schedule = schedule;
   }
 
-  /** Run after this delay from now. */
-  public static RescheduleRequest delaySeconds(Duration delay) {
-    return new RescheduleRequest(new Schedule(Objects.requireNonNull(delay, "delaySeconds"), null));
+  /** Run after this delay from now (sent as {@code delaySeconds}). */
+  public static RescheduleRequest delay(Duration delay) {
+    return new RescheduleRequest(new Schedule(Objects.requireNonNull(delay, "delay"), null));
   }
 
   /** Run at this instant. */

@@ -2,6 +2,7 @@ package dev.delayedtasks.client;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.delayedtasks.client.internal.Json;
+import dev.delayedtasks.client.internal.Reasons;
 import java.math.BigDecimal;
 import java.time.Duration;
 import java.time.Instant;
@@ -10,31 +11,33 @@ import java.time.Instant;
  * When a task runs: a delay or an absolute time, written as {@code delaySeconds} or {@code
  * executeAt}. Package-private: requests expose it through their builders.
  */
-record Schedule(Duration delaySeconds, Instant executeAt) {
+record Schedule(Duration delay, Instant executeAt) {
   static final Schedule NONE = new Schedule(null, null);
 
   boolean isEmpty() {
-    return delaySeconds == null && executeAt == null;
+    return delay == null && executeAt == null;
   }
 
-  /** Both or neither set (when required), or a negative delay: refused before sending. */
+  /**
+   * Refused before sending: both set, neither set when one is required (create, reschedule), or a
+   * negative delay.
+   */
   void check(boolean required) {
-    if (delaySeconds != null && executeAt != null) {
+    if (delay != null && executeAt != null) {
       throw DelayedTaskException.invalidArgument(
-          "delaySeconds", "give either delaySeconds or executeAt, not both");
+          "delaySeconds", required ? Reasons.EXACTLY_ONE_SCHEDULE : Reasons.AT_MOST_ONE_SCHEDULE);
     }
     if (required && isEmpty()) {
-      throw DelayedTaskException.invalidArgument(
-          "delaySeconds", "give one of delaySeconds or executeAt");
+      throw DelayedTaskException.invalidArgument("delaySeconds", Reasons.EXACTLY_ONE_SCHEDULE);
     }
-    if (delaySeconds != null && delaySeconds.isNegative()) {
-      throw DelayedTaskException.invalidArgument("delaySeconds", "must not be negative");
+    if (delay != null && delay.isNegative()) {
+      throw DelayedTaskException.invalidArgument("delaySeconds", Reasons.NEGATIVE);
     }
   }
 
   void writeTo(ObjectNode body) {
-    if (delaySeconds != null) {
-      body.put("delaySeconds", seconds(delaySeconds));
+    if (delay != null) {
+      body.put("delaySeconds", seconds(delay));
     }
     if (executeAt != null) {
       body.put("executeAt", Json.formatTime(executeAt));

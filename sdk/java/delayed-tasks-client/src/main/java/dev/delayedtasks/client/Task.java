@@ -4,11 +4,15 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.delayedtasks.client.internal.Json;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * A task as the API returns it. Nullable components say so.
  *
  * @param taskId the task's id
+ * @param owner the team or service it belongs to (the owner of the API key that created it), or
+ *     null from a server that does not say
  * @param taskType its type
  * @param status where it is
  * @param executeAt when it runs (or ran)
@@ -25,9 +29,12 @@ import java.time.Instant;
  * @param nextAttemptAt when the next retry is due, or null
  * @param firedAt when the first attempt started, or null
  * @param completedAt when it closed, or null
+ * @param attemptHistory the newest callback attempts of the current run (up to 50), oldest first;
+ *     empty when none were made or the server does not say
  */
 public record Task(
     String taskId,
+    String owner,
     String taskType,
     TaskStatus status,
     Instant executeAt,
@@ -43,12 +50,18 @@ public record Task(
     TaskError lastError,
     Instant nextAttemptAt,
     Instant firedAt,
-    Instant completedAt) {
+    Instant completedAt,
+    List<TaskAttempt> attemptHistory) {
+
+  public Task {
+    attemptHistory = attemptHistory == null ? List.of() : List.copyOf(attemptHistory);
+  }
 
   static Task from(JsonNode node) {
     JsonNode payload = node.get("payload");
     return new Task(
         Json.text(node, "taskId"),
+        Json.text(node, "owner"),
         Json.text(node, "taskType"),
         TaskStatus.fromWire(Json.text(node, "status")),
         Json.time(node, "executeAt"),
@@ -64,6 +77,15 @@ public record Task(
         TaskError.from(node.get("lastError")),
         Json.time(node, "nextAttemptAt"),
         Json.time(node, "firedAt"),
-        Json.time(node, "completedAt"));
+        Json.time(node, "completedAt"),
+        attempts(node.get("attemptHistory")));
+  }
+
+  private static List<TaskAttempt> attempts(JsonNode node) {
+    List<TaskAttempt> attempts = new ArrayList<>();
+    if (node != null) {
+      node.forEach(attempt -> attempts.add(TaskAttempt.from(attempt)));
+    }
+    return attempts;
   }
 }

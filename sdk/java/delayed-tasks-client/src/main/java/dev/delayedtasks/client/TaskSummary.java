@@ -8,6 +8,7 @@ import java.time.Instant;
  * A list entry: a task without its payload (fetch the task for it). Nullable components say so.
  *
  * @param taskId the task's id
+ * @param owner the team or service it belongs to, or null from a server that does not say
  * @param taskType its type
  * @param status where it is
  * @param executeAt when it runs, or null
@@ -20,6 +21,7 @@ import java.time.Instant;
  */
 public record TaskSummary(
     String taskId,
+    String owner,
     String taskType,
     TaskStatus status,
     Instant executeAt,
@@ -33,6 +35,7 @@ public record TaskSummary(
   static TaskSummary from(JsonNode node) {
     return new TaskSummary(
         Json.text(node, "taskId"),
+        Json.text(node, "owner"),
         Json.text(node, "taskType"),
         TaskStatus.fromWire(Json.text(node, "status")),
         Json.time(node, "executeAt"),

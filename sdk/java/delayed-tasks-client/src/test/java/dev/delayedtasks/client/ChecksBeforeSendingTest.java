@@ -22,6 +22,12 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 class ChecksBeforeSendingTest {
+  private static final String NOT_FINITE = "is not a finite number";
+  private static final String UNSAFE =
+      "is an integer beyond ±(2^53-1); send large ids and amounts as strings";
+  private static final String NOT_AN_OBJECT = "must be a JSON object";
+  private static final String EXACTLY_ONE = "give exactly one of delaySeconds or executeAt";
+  private static final String NEGATIVE = "must not be negative";
   private StubServer stub;
   private DelayedTasksClient client;
 
@@ -40,44 +46,46 @@ class ChecksBeforeSendingTest {
     stub.close();
   }
 
-  private void assertRefused(String field, CreateTaskRequest request) {
-    assertRefused(field, () -> client.create(request));
+  private void assertRefused(String field, String reason, CreateTaskRequest request) {
+    assertRefused(field, reason, () -> client.create(request));
   }
 
-  private void assertRefused(String field, org.junit.jupiter.api.function.Executable call) {
+  /** INVALID_ARGUMENT, status 0, the one detail, the message "<field> <reason>", no request. */
+  private void assertRefused(
+      String field, String reason, org.junit.jupiter.api.function.Executable call) {
     DelayedTaskException e = assertThrows(DelayedTaskException.class, call);
     assertEquals(ErrorCode.INVALID_ARGUMENT, e.code());
     assertEquals(0, e.status());
-    assertEquals(field, e.details().get(0).field(), e.toString());
+    assertEquals(List.of(new ErrorDetail(field, reason)), e.details(), e.toString());
+    assertEquals(field + " " + reason, e.getMessage());
     assertEquals(List.of(), stub.requests(), "no request may be made");
   }
 
   private static CreateTaskRequest withPayload(Object payload) {
-    return CreateTaskRequest.builder()
-        .taskType("t")
-        .payload(payload)
-        .delaySeconds(Duration.ZERO)
-        .build();
+    return CreateTaskRequest.builder().taskType("t").payload(payload).delay(Duration.ZERO).build();
   }
 
   @Test
   void nonFiniteNumbersAnywhereInThePayload() {
-    assertRefused("payload.a.b", withPayload(Map.of("a", Map.of("b", Double.NaN))));
+    assertRefused("payload.a.b", NOT_FINITE, withPayload(Map.of("a", Map.of("b", Double.NaN))));
     Map<String, Object> items = new LinkedHashMap<>();
     items.put("items", List.of(1, 2.5, Double.POSITIVE_INFINITY));
-    assertRefused("payload.items.2", withPayload(items));
-    assertRefused("payload.f", withPayload(Map.of("f", Float.NEGATIVE_INFINITY)));
+    assertRefused("payload.items.2", NOT_FINITE, withPayload(items));
+    assertRefused("payload.f", NOT_FINITE, withPayload(Map.of("f", Float.NEGATIVE_INFINITY)));
   }
 
   @Test
   void integersBeyondTheSafeRange() {
-    assertRefused("payload.id", withPayload(Map.of("id", new BigInteger("9007199254740993"))));
-    assertRefused("payload.id", withPayload(Map.of("id", -9_007_199_254_740_992L)));
-    assertRefused("payload.x.0", withPayload(Map.of("x", List.of(Long.MAX_VALUE))));
-    // A float that large is integral too, and the API would refuse it the same way.
-    assertRefused("payload.f", withPayload(Map.of("f", 1e300)));
     assertRefused(
-        "payload.d", withPayload(Map.of("d", new java.math.BigDecimal("-9007199254740992.5"))));
+        "payload.id", UNSAFE, withPayload(Map.of("id", new BigInteger("9007199254740993"))));
+    assertRefused("payload.id", UNSAFE, withPayload(Map.of("id", -9_007_199_254_740_992L)));
+    assertRefused("payload.x.0", UNSAFE, withPayload(Map.of("x", List.of(Long.MAX_VALUE))));
+    // A float that large is integral too, and the API would refuse it the same way.
+    assertRefused("payload.f", UNSAFE, withPayload(Map.of("f", 1e300)));
+    assertRefused(
+        "payload.d",
+        UNSAFE,
+        withPayload(Map.of("d", new java.math.BigDecimal("-9007199254740992.5"))));
   }
 
   @Test
@@ -90,31 +98,35 @@ class ChecksBeforeSendingTest {
 
   @Test
   void payloadMustBeAnObject() {
-    assertRefused("payload", withPayload(List.of(1, 2)));
-    assertRefused("payload", withPayload("text"));
-    assertRefused("payload", withPayload(null));
-    assertRefused("payload", withPayload(42));
+    assertRefused("payload", NOT_AN_OBJECT, withPayload(List.of(1, 2)));
+    assertRefused("payload", NOT_AN_OBJECT, withPayload("text"));
+    assertRefused("payload", NOT_AN_OBJECT, withPayload(null));
+    assertRefused("payload", NOT_AN_OBJECT, withPayload(42));
   }
 
   @Test
   void exactlyOneOfDelayAndExecuteAt() {
     assertRefused(
-        "delaySeconds", CreateTaskRequest.builder().taskType("t").payload(Map.of()).build());
+        "delaySeconds",
+        EXACTLY_ONE,
+        CreateTaskRequest.builder().taskType("t").payload(Map.of()).build());
     assertRefused(
         "delaySeconds",
+        EXACTLY_ONE,
         CreateTaskRequest.builder()
             .taskType("t")
             .payload(Map.of())
-            .delaySeconds(Duration.ofSeconds(1))
+            .delay(Duration.ofSeconds(1))
             .executeAt(Instant.now())
             .build());
     assertRefused(
         "delaySeconds",
+        "give at most one of delaySeconds or executeAt",
         () ->
             client.replay(
                 "t",
                 ReplayRequest.builder()
-                    .delaySeconds(Duration.ofSeconds(1))
+                    .delay(Duration.ofSeconds(1))
                     .executeAt(Instant.now())
                     .build()));
   }
@@ -123,14 +135,16 @@ class ChecksBeforeSendingTest {
   void negativeDelays() {
     assertRefused(
         "delaySeconds",
+        NEGATIVE,
         CreateTaskRequest.builder()
             .taskType("t")
             .payload(Map.of())
-            .delaySeconds(Duration.ofMillis(-1))
+            .delay(Duration.ofMillis(-1))
             .build());
     assertRefused(
         "delaySeconds",
-        () -> client.reschedule("t", RescheduleRequest.delaySeconds(Duration.ofSeconds(-5))));
+        NEGATIVE,
+        () -> client.reschedule("t", RescheduleRequest.delay(Duration.ofSeconds(-5))));
   }
 
   @Test
@@ -138,7 +152,9 @@ class ChecksBeforeSendingTest {
     Map<String, Object> payload = new HashMap<>();
     payload.put("n", Double.NaN);
     assertRefused(
-        "payload.n", () -> client.replay("t", ReplayRequest.builder().payload(payload).build()));
+        "payload.n",
+        NOT_FINITE,
+        () -> client.replay("t", ReplayRequest.builder().payload(payload).build()));
   }
 
   /**

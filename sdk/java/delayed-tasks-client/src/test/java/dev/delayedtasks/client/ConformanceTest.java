@@ -10,6 +10,7 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.delayedtasks.client.callback.Callback;
 import dev.delayedtasks.client.callback.CallbackRejectedException;
+import dev.delayedtasks.client.callback.ReceiverVectors;
 import dev.delayedtasks.client.callback.WebhookVerifier;
 import dev.delayedtasks.client.internal.Json;
 import java.io.IOException;
@@ -33,6 +34,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.function.Function;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.DynamicContainer;
@@ -43,11 +45,13 @@ import org.junit.jupiter.api.TestFactory;
 /**
  * Runs the shared, language-neutral vectors of {@code conformance/} (at the repository root): every
  * file of {@code client/} against a loopback {@link StubServer} with zero backoff, every file of
- * {@code callbacks/} through {@link WebhookVerifier} and {@link Callback#parse}.
+ * {@code callbacks/} through {@link WebhookVerifier} and {@link Callback#parse}, except {@code
+ * receiver.json}, which goes to a whole {@code CallbackReceiver} ({@link ReceiverVectors}).
  */
 class ConformanceTest {
   private static final Set<String> OPERATIONS =
-      Set.of("create", "createTasks", "get", "cancel", "list", "listAll", "reschedule", "replay");
+      Set.of(
+          "create", "createTasks", "status", "cancel", "list", "listAll", "reschedule", "replay");
 
   private static Path root() {
     return Path.of(System.getProperty("conformance.dir", "../../../conformance")).normalize();
@@ -55,12 +59,18 @@ class ConformanceTest {
 
   @TestFactory
   Stream<DynamicNode> clientVectors() throws IOException {
-    return files("client", ConformanceTest::clientCase);
+    return files("client", file -> ConformanceTest::clientCase);
   }
 
+  /** {@code receiver.json}: the whole endpoint; the other files: verify then parse. */
   @TestFactory
   Stream<DynamicNode> callbackVectors() throws IOException {
-    return files("callbacks", ConformanceTest::callbackCase);
+    return files(
+        "callbacks",
+        file ->
+            file.getFileName().toString().equals("receiver.json")
+                ? testCase -> ReceiverVectors.run(testCase, ReceiverVectors.DIRECT)
+                : ConformanceTest::callbackCase);
   }
 
   // ---- loading ----
@@ -70,7 +80,8 @@ class ConformanceTest {
   }
 
   /** One container per file; missing vectors are one skipped test (a failed one under CI). */
-  private static Stream<DynamicNode> files(String kind, CaseRunner runner) throws IOException {
+  private static Stream<DynamicNode> files(String kind, Function<Path, CaseRunner> runnerFor)
+      throws IOException {
     Path dir = root().resolve(kind);
     if (!Files.isDirectory(dir)) {
       return Stream.of(
@@ -87,7 +98,7 @@ class ConformanceTest {
     try (Stream<Path> listing = Files.list(dir)) {
       List<Path> found = listing.filter(p -> p.toString().endsWith(".json")).sorted().toList();
       assertTrue(!found.isEmpty(), "no vector files in " + dir);
-      return found.stream().map(file -> container(file, runner));
+      return found.stream().map(file -> container(file, runnerFor.apply(file)));
     }
   }
 
@@ -118,6 +129,9 @@ class ConformanceTest {
       Assumptions.abort(
           "compile-time: the Java API cannot express this call (times are Instant/OffsetDateTime"
               + " only; a reschedule is built from exactly one of a delay or a time)");
+    }
+    if (nonFiniteDuration(input)) {
+      Assumptions.abort("not representable: a java.time.Duration cannot be NaN or infinite");
     }
     try (StubServer stub = new StubServer()) {
       for (JsonNode response : testCase.path("responses")) {
@@ -199,6 +213,19 @@ class ConformanceTest {
     return false;
   }
 
+  /** {@code {"$duration": {"$float": "NaN"}}}: no Duration holds it (like Go's time.Duration). */
+  private static boolean nonFiniteDuration(JsonNode node) {
+    if (node.isObject() && node.has("$duration")) {
+      return node.get("$duration").isObject();
+    }
+    for (JsonNode child : node) {
+      if (nonFiniteDuration(child)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
   /** Reschedule is built from exactly one of a delay or a time: both or neither cannot compile. */
   private static boolean unrepresentable(String operation, JsonNode input) {
     return operation.equals("reschedule") && input.has("delaySeconds") == input.has("executeAt");
@@ -237,8 +264,6 @@ class ConformanceTest {
       JsonNode value = option.getValue();
       switch (option.getKey()) {
         case "apiKey" -> builder.apiKey(value.asText());
-        case "timeoutMs" -> builder.timeout(Duration.ofMillis(value.asLong()));
-        case "timeout" -> builder.timeout(duration(value));
         case "maxRetries" -> builder.retryPolicy(zeroBackoff.withMaxRetries(value.asInt()));
         default -> fail("unknown client option " + option.getKey());
       }
@@ -263,8 +288,17 @@ class ConformanceTest {
                   "traceId",
                   "priority");
           case "createTasks" -> Set.of("tasks");
-          case "get", "cancel" -> Set.of("taskId");
-          case "list", "listAll" -> Set.of("status", "taskType", "pageSize", "pageToken");
+          case "status", "cancel" -> Set.of("taskId");
+          case "list", "listAll" ->
+              Set.of(
+                  "status",
+                  "taskType",
+                  "idPrefix",
+                  "owner",
+                  "dueAfter",
+                  "dueBefore",
+                  "pageSize",
+                  "pageToken");
           case "reschedule" -> Set.of("taskId", "delaySeconds", "executeAt");
           case "replay" ->
               Set.of(
@@ -279,7 +313,7 @@ class ConformanceTest {
         input.path("tasks").forEach(item -> requests.add(createRequest(item)));
         yield new Batch(client.createTasks(requests));
       }
-      case "get" -> client.get(input.path("taskId").asText());
+      case "status" -> client.status(input.path("taskId").asText());
       case "cancel" -> client.cancel(input.path("taskId").asText());
       case "list" -> client.list(listRequest(input));
       case "listAll" -> new Drained(client.listAll(listRequest(input)).stream().toList());
@@ -287,7 +321,7 @@ class ConformanceTest {
           client.reschedule(
               input.path("taskId").asText(),
               input.has("delaySeconds")
-                  ? RescheduleRequest.delaySeconds(duration(input.get("delaySeconds")))
+                  ? RescheduleRequest.delay(duration(input.get("delaySeconds")))
                   : RescheduleRequest.executeAt(time(input.get("executeAt"))));
       case "replay" -> client.replay(input.path("taskId").asText(), replayRequest(input));
       default -> throw new AssertionError(operation);
@@ -303,7 +337,7 @@ class ConformanceTest {
       b.payload(value(input.get("payload")));
     }
     if (input.has("delaySeconds")) {
-      b.delaySeconds(duration(input.get("delaySeconds")));
+      b.delay(duration(input.get("delaySeconds")));
     }
     if (input.has("executeAt")) {
       b.executeAt(time(input.get("executeAt")));
@@ -344,7 +378,7 @@ class ConformanceTest {
       b.maxRetries(input.get("maxRetries").asInt());
     }
     if (input.has("delaySeconds")) {
-      b.delaySeconds(duration(input.get("delaySeconds")));
+      b.delay(duration(input.get("delaySeconds")));
     }
     if (input.has("executeAt")) {
       b.executeAt(time(input.get("executeAt")));
@@ -359,6 +393,18 @@ class ConformanceTest {
     }
     if (input.has("taskType")) {
       b.taskType(input.get("taskType").asText());
+    }
+    if (input.has("idPrefix")) {
+      b.idPrefix(input.get("idPrefix").asText());
+    }
+    if (input.has("owner")) {
+      b.owner(input.get("owner").asText());
+    }
+    if (input.has("dueAfter")) {
+      b.dueAfter(time(input.get("dueAfter")));
+    }
+    if (input.has("dueBefore")) {
+      b.dueBefore(time(input.get("dueBefore")));
     }
     if (input.has("pageSize")) {
       b.pageSize(input.get("pageSize").asInt());
@@ -609,10 +655,18 @@ class ConformanceTest {
       JsonNode details = want.get("details");
       assertEquals(details.size(), got.details().size(), "details of " + got);
       for (int i = 0; i < details.size(); i++) {
-        if (details.get(i).has("field")) {
-          assertEquals(
-              details.get(i).get("field").asText(), got.details().get(i).field(), "detail " + i);
+        JsonNode detail = details.get(i);
+        ErrorDetail actual = got.details().get(i);
+        if (detail.has("field")) {
+          assertEquals(detail.get("field").asText(), actual.field(), "detail " + i + " field");
         }
+        if (detail.has("reason")) {
+          assertEquals(detail.get("reason").asText(), actual.reason(), "detail " + i + " reason");
+        }
+      }
+      if (got.status() == 0 && !got.details().isEmpty()) {
+        ErrorDetail first = got.details().get(0);
+        assertEquals(first.field() + " " + first.reason(), got.getMessage(), "message");
       }
     }
     if (want.has("requestId")) {
@@ -728,6 +782,7 @@ class ConformanceTest {
     private static JsonNode task(Task t) {
       ObjectNode out = JsonNodeFactory.instance.objectNode();
       out.put("taskId", t.taskId());
+      out.put("owner", t.owner());
       out.put("taskType", t.taskType());
       out.put("status", t.status().name());
       time(out, "executeAt", t.executeAt());
@@ -744,12 +799,22 @@ class ConformanceTest {
       time(out, "nextAttemptAt", t.nextAttemptAt());
       time(out, "firedAt", t.firedAt());
       time(out, "completedAt", t.completedAt());
+      ArrayNode attempts = out.putArray("attemptHistory");
+      for (TaskAttempt attempt : t.attemptHistory()) {
+        ObjectNode node = attempts.addObject().put("attempt", attempt.attempt());
+        time(node, "startedAt", attempt.startedAt());
+        time(node, "finishedAt", attempt.finishedAt());
+        node.put("outcome", attempt.outcome().name());
+        node.put("statusCode", attempt.statusCode());
+        node.put("error", attempt.error());
+      }
       return out;
     }
 
     private static JsonNode summary(TaskSummary s) {
       ObjectNode out = JsonNodeFactory.instance.objectNode();
       out.put("taskId", s.taskId());
+      out.put("owner", s.owner());
       out.put("taskType", s.taskType());
       out.put("status", s.status().name());
       time(out, "executeAt", s.executeAt());

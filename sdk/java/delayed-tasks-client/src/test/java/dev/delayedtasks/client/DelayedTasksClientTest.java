@@ -61,7 +61,7 @@ class DelayedTasksClientTest {
     return CreateTaskRequest.builder()
         .taskType("order.close")
         .payload(Map.of("orderId", "10023"))
-        .delaySeconds(Duration.ofMillis(1500));
+        .delay(Duration.ofMillis(1500));
   }
 
   private static JsonNode body(StubServer.Recorded request) throws IOException {
@@ -105,6 +105,17 @@ class DelayedTasksClientTest {
     assertNull(task.firedAt());
     assertNull(task.traceId());
     assertEquals(new TaskError("HTTP 503", 503), task.lastError());
+    assertEquals("orders", task.owner());
+    assertEquals(
+        List.of(
+            new TaskAttempt(
+                1,
+                Instant.parse("2026-12-03T10:30:00Z"),
+                Instant.parse("2026-12-03T10:30:00.250Z"),
+                TaskAttempt.Outcome.RETRYABLE_ERROR,
+                503,
+                "HTTP 503")),
+        task.attemptHistory());
     assertEquals(2, task.payloadVersion());
     assertEquals(
         new BigInteger("12345678901234567890"), task.payload().get("big").bigIntegerValue());
@@ -215,7 +226,7 @@ class DelayedTasksClientTest {
     for (int i = 0; i < 4; i++) {
       stub.enqueueJson(503, "{\"error\":{\"code\":\"UNAVAILABLE\",\"message\":\"down\"}}");
     }
-    DelayedTaskException e = assertThrows(DelayedTaskException.class, () -> client().get("t1"));
+    DelayedTaskException e = assertThrows(DelayedTaskException.class, () -> client().status("t1"));
     assertEquals(ErrorCode.UNAVAILABLE, e.code());
     assertEquals(503, e.status());
     assertEquals(4, stub.requests().size());
@@ -224,7 +235,7 @@ class DelayedTasksClientTest {
   @Test
   void neverRetriesOtherErrors() {
     stub.enqueueJson(500, "{\"error\":{\"code\":\"INTERNAL\",\"message\":\"boom\"}}");
-    DelayedTaskException e = assertThrows(DelayedTaskException.class, () -> client().get("t1"));
+    DelayedTaskException e = assertThrows(DelayedTaskException.class, () -> client().status("t1"));
     assertEquals(ErrorCode.INTERNAL, e.code());
     assertEquals(1, stub.requests().size());
   }
@@ -240,7 +251,7 @@ class DelayedTasksClientTest {
                 429, Map.of("retry-after", "7", "content-type", "application/json"), new byte[0]))
         .enqueueJson(200, Fixtures.task("t1", "SCHEDULED"));
 
-    client(policy).get("t1");
+    client(policy).status("t1");
 
     assertEquals(4, stub.requests().size());
     assertEquals(3, sleeps.size());
@@ -257,7 +268,7 @@ class DelayedTasksClientTest {
     stub.enqueue(new StubServer.Canned(503, Map.of("retry-after", "3600"), new byte[0]))
         .enqueueJson(200, Fixtures.task("t1", "SCHEDULED"));
 
-    client(RetryPolicy.defaults()).get("t1");
+    client(RetryPolicy.defaults()).status("t1");
 
     assertEquals(List.of(Duration.ofSeconds(30)), sleeps);
   }
@@ -310,7 +321,7 @@ class DelayedTasksClientTest {
               .retryPolicy(RetryPolicy.noBackoff().withMaxRetries(1))
               .build();
 
-      DelayedTaskException e = assertThrows(DelayedTaskException.class, () -> client.get("t1"));
+      DelayedTaskException e = assertThrows(DelayedTaskException.class, () -> client.status("t1"));
 
       assertEquals(ErrorCode.UNAVAILABLE, e.code());
       assertEquals(0, e.status());
@@ -355,7 +366,7 @@ class DelayedTasksClientTest {
             """
                 .getBytes()));
 
-    DelayedTaskException e = assertThrows(DelayedTaskException.class, () -> client().get("t1"));
+    DelayedTaskException e = assertThrows(DelayedTaskException.class, () -> client().status("t1"));
 
     assertEquals(ErrorCode.INVALID_ARGUMENT, e.code());
     assertEquals("INVALID_ARGUMENT", e.rawCode());
@@ -368,7 +379,7 @@ class DelayedTasksClientTest {
   @Test
   void anUnknownCodePassesThroughUnchanged() {
     stub.enqueueJson(418, "{\"error\":{\"code\":\"TEAPOT_OVERHEATED\",\"message\":\"hot\"}}");
-    DelayedTaskException e = assertThrows(DelayedTaskException.class, () -> client().get("t1"));
+    DelayedTaskException e = assertThrows(DelayedTaskException.class, () -> client().status("t1"));
     assertEquals(ErrorCode.UNKNOWN, e.code());
     assertEquals("TEAPOT_OVERHEATED", e.rawCode());
     assertEquals(418, e.status());
@@ -379,7 +390,7 @@ class DelayedTasksClientTest {
     stub.enqueue(
         new StubServer.Canned(
             502, Map.of("content-type", "text/html"), "<h1>bad gateway</h1>".getBytes()));
-    DelayedTaskException e = assertThrows(DelayedTaskException.class, () -> client().get("t1"));
+    DelayedTaskException e = assertThrows(DelayedTaskException.class, () -> client().status("t1"));
     assertEquals(ErrorCode.UNKNOWN, e.code());
     assertEquals("UNKNOWN", e.rawCode());
     assertEquals(502, e.status());
@@ -411,7 +422,7 @@ class DelayedTasksClientTest {
                 .payload(Map.of("orderId", "2"))
                 .payloadVersion(3)
                 .maxRetries(0)
-                .delaySeconds(Duration.ofSeconds(2))
+                .delay(Duration.ofSeconds(2))
                 .build());
 
     List<StubServer.Recorded> requests = stub.requests();
@@ -467,7 +478,7 @@ class DelayedTasksClientTest {
   @Test
   void noApiKeySendsNoAuthorization() {
     stub.enqueueJson(200, Fixtures.task("t1", "SCHEDULED"));
-    DelayedTasksClient.builder().baseUrl(stub.baseUrl()).apiKey(" ").build().get("t1");
+    DelayedTasksClient.builder().baseUrl(stub.baseUrl()).apiKey(" ").build().status("t1");
     assertNull(stub.requests().get(0).headers().get("authorization"));
   }
 

@@ -32,17 +32,22 @@ public class DelayedTaskHandlerRegistry implements SmartInitializingSingleton, B
   private static final Log LOG = LogFactory.getLog(DelayedTaskHandlerRegistry.class);
 
   private final Supplier<WebhookVerifier> verifier;
+  private final boolean allowUnsigned;
   private final IdempotencyStore store;
   private ConfigurableListableBeanFactory beanFactory;
   private volatile CallbackReceiver receiver;
   private volatile Map<String, String> handlerNames = Map.of();
 
   /**
-   * @param verifier the signature verifier, or a supplier of null to accept unsigned callbacks
+   * @param verifier the signature verifier, or a supplier of null when no secret is configured
+   * @param allowUnsigned accept unsigned callbacks when there is no verifier; without it, handlers
+   *     and no verifier fail the startup
    * @param store where handled idempotency keys are remembered
    */
-  public DelayedTaskHandlerRegistry(Supplier<WebhookVerifier> verifier, IdempotencyStore store) {
+  public DelayedTaskHandlerRegistry(
+      Supplier<WebhookVerifier> verifier, boolean allowUnsigned, IdempotencyStore store) {
     this.verifier = verifier;
+    this.allowUnsigned = allowUnsigned;
     this.store = store;
   }
 
@@ -55,7 +60,10 @@ public class DelayedTaskHandlerRegistry implements SmartInitializingSingleton, B
   public void afterSingletonsInstantiated() {
     WebhookVerifier webhookVerifier = verifier.get();
     CallbackReceiver.Builder builder =
-        CallbackReceiver.builder().verifier(webhookVerifier).idempotencyStore(store);
+        CallbackReceiver.builder()
+            .verifier(webhookVerifier)
+            .allowUnsigned(allowUnsigned)
+            .idempotencyStore(store);
     Map<String, String> names = new TreeMap<>();
     for (String beanName : beanFactory.getBeanNamesForType(Object.class, false, false)) {
       Class<?> type = beanFactory.getType(beanName, false);
@@ -92,19 +100,41 @@ public class DelayedTaskHandlerRegistry implements SmartInitializingSingleton, B
             beanName + "." + method.getName());
       }
     }
-    if (webhookVerifier == null && !names.isEmpty()) {
-      LOG.warn(
-          "delayed-tasks.webhook.secrets is empty: callbacks are accepted without a signature check");
-    }
     this.handlerNames = Collections.unmodifiableMap(names);
+    if (names.isEmpty() && webhookVerifier == null) {
+      return; // Nothing to receive (an application using only the client): no receiver.
+    }
+    if (webhookVerifier == null && allowUnsigned) {
+      LOG.warn(
+          "delayed-tasks.webhook.allow-unsigned is set and no secret is: callbacks are accepted"
+              + " without a signature check");
+    }
+    if (webhookVerifier == null && !allowUnsigned) {
+      throw new IllegalStateException(
+          "delayed-tasks.webhook.secrets is empty: set the service's whsec_ secret, or"
+              + " delayed-tasks.webhook.allow-unsigned=true to accept unsigned callbacks");
+    }
     this.receiver = builder.build();
   }
 
-  /** The receiver; available once the context has started. */
+  /**
+   * Whether callbacks are received: once the context has started, when there is a handler or a
+   * secret.
+   */
+  public boolean isReceiving() {
+    return receiver != null;
+  }
+
+  /**
+   * Answers one delivery.
+   *
+   * @throws IllegalStateException when not {@link #isReceiving()}
+   */
   public ReceiverResponse handle(Map<String, String> headers, byte[] body) {
     CallbackReceiver current = receiver;
     if (current == null) {
-      throw new IllegalStateException("the application context has not finished starting");
+      throw new IllegalStateException(
+          "no callback receiver: the context has not started, or it has no handler and no secret");
     }
     return current.handle(headers, body);
   }

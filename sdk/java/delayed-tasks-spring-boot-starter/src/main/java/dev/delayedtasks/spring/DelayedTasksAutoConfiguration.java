@@ -67,10 +67,14 @@ public class DelayedTasksAutoConfiguration {
               .clock(clock.getIfAvailable(Clock::systemUTC))
               .build();
         },
+        properties.webhook().allowUnsigned(),
         store);
   }
 
-  /** {@code POST <delayed-tasks.callback.path>} handing the raw body to the registry. */
+  /**
+   * {@code POST <delayed-tasks.callback.path>} handing the raw body to the registry; 404 while the
+   * application has no handler at all.
+   */
   @Configuration(proxyBeanMethods = false)
   @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
   @ConditionalOnClass(RouterFunction.class)
@@ -87,6 +91,9 @@ public class DelayedTasksAutoConfiguration {
           .POST(
               properties.callback().path(),
               request -> {
+                if (!registry.isReceiving()) {
+                  return ServerResponse.notFound().build();
+                }
                 byte[] body = request.body(byte[].class);
                 ReceiverResponse answer =
                     registry.handle(request.headers().asHttpHeaders().toSingleValueMap(), body);

@@ -37,10 +37,15 @@ public record DelayedTasksProperties(
   /**
    * Standard Webhooks signature checks.
    *
-   * @param secrets {@code whsec_<base64>} secrets (several while rotating); none: unchecked
+   * @param secrets {@code whsec_<base64>} secrets (several while rotating); without any, the
+   *     application does not start while it has handlers, unless {@code allowUnsigned}
    * @param tolerance how far a timestamp may be from now, both ways
+   * @param allowUnsigned accept unsigned callbacks when no secret is set (never when one is)
    */
-  public record Webhook(List<String> secrets, @DefaultValue("5m") Duration tolerance) {
+  public record Webhook(
+      List<String> secrets,
+      @DefaultValue("5m") Duration tolerance,
+      @DefaultValue("false") boolean allowUnsigned) {
     public Webhook {
       secrets = secrets == null ? List.of() : List.copyOf(secrets);
     }

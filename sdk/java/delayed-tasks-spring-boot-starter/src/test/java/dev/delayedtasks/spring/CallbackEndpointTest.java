@@ -78,6 +78,8 @@ class CallbackEndpointTest {
             taskId);
 
     assertThat(response.statusCode()).isEqualTo(200);
+    assertThat(response.body()).isEqualTo("{\"status\":\"handled\"}");
+    assertThat(response.headers().firstValue("content-type")).hasValue("application/json");
     assertThat(orders.closed).containsExactly(new TestApplication.OrderClose("10023", 990));
   }
 
@@ -101,6 +103,8 @@ class CallbackEndpointTest {
             taskId);
 
     assertThat(response.statusCode()).isEqualTo(401);
+    assertThat(response.body())
+        .isEqualTo("{\"status\":\"refused\",\"reason\":\"no_matching_signature\"}");
     assertThat(orders.closed).isEmpty();
   }
 
@@ -109,8 +113,10 @@ class CallbackEndpointTest {
     String taskId = "o-" + UUID.randomUUID();
     String body = body(taskId, "order.close", "{\"orderId\":\"7\",\"amountCents\":1}");
 
-    assertThat(post(body, null, taskId).statusCode()).isEqualTo(200);
-    assertThat(post(body, null, taskId).statusCode()).isEqualTo(200);
+    assertThat(post(body, null, taskId).body()).isEqualTo("{\"status\":\"handled\"}");
+    HttpResponse<String> repeat = post(body, null, taskId);
+    assertThat(repeat.statusCode()).isEqualTo(200);
+    assertThat(repeat.body()).isEqualTo("{\"status\":\"duplicate\"}");
 
     assertThat(orders.closed).hasSize(1);
   }
@@ -120,15 +126,24 @@ class CallbackEndpointTest {
     HttpResponse<String> busy = post(body("b-1", "order.busy", "{}"), null, null);
     assertThat(busy.statusCode()).isEqualTo(503);
     assertThat(busy.headers().firstValue("retry-after")).hasValue("5");
+    assertThat(busy.body()).isEqualTo("{\"status\":\"retry\"}");
 
-    assertThat(post(body("r-1", "order.reject", "{}"), null, null).statusCode()).isEqualTo(422);
+    HttpResponse<String> reject = post(body("r-1", "order.reject", "{}"), null, null);
+    assertThat(reject.statusCode()).isEqualTo(422);
+    assertThat(reject.body()).isEqualTo("{\"status\":\"failed\"}");
 
     HttpResponse<String> crash = post(body("x-1", "order.crash", "{}"), null, null);
     assertThat(crash.statusCode()).isEqualTo(500);
-    assertThat(crash.body()).doesNotContain("secret internals");
+    assertThat(crash.body()).isEqualTo("{\"status\":\"error\"}");
 
-    assertThat(post(body("u-1", "no.such.type", "{}"), null, null).statusCode()).isEqualTo(422);
-    assertThat(post("{not json", null, null).statusCode()).isEqualTo(400);
+    HttpResponse<String> unknown = post(body("u-1", "no.such.type", "{}"), null, null);
+    assertThat(unknown.statusCode()).isEqualTo(422);
+    assertThat(unknown.body())
+        .isEqualTo("{\"status\":\"failed\",\"reason\":\"no handler for task type\"}");
+
+    HttpResponse<String> notJson = post("{not json", null, null);
+    assertThat(notJson.statusCode()).isEqualTo(400);
+    assertThat(notJson.body()).isEqualTo("{\"status\":\"refused\",\"reason\":\"invalid_body\"}");
   }
 
   @Test

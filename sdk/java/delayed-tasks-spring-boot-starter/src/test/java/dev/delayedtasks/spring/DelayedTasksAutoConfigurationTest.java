@@ -8,9 +8,11 @@ import dev.delayedtasks.client.Version;
 import dev.delayedtasks.client.callback.Callback;
 import dev.delayedtasks.client.callback.IdempotencyStore;
 import dev.delayedtasks.client.callback.InMemoryIdempotencyStore;
+import dev.delayedtasks.client.callback.ReceiverResponse;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import org.junit.jupiter.api.Test;
@@ -19,7 +21,11 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.http.converter.ByteArrayHttpMessageConverter;
+import org.springframework.mock.web.MockHttpServletRequest;
+import org.springframework.web.servlet.function.HandlerFunction;
 import org.springframework.web.servlet.function.RouterFunction;
+import org.springframework.web.servlet.function.ServerRequest;
 
 class DelayedTasksAutoConfigurationTest {
   private final ApplicationContextRunner runner =
@@ -118,7 +124,7 @@ class DelayedTasksAutoConfigurationTest {
           .run(
               context -> {
                 assertThat(context).hasSingleBean(DelayedTasksClient.class);
-                context.getBean(DelayedTasksClient.class).get("t1");
+                context.getBean(DelayedTasksClient.class).status("t1");
               });
     } finally {
       server.stop(0);
@@ -133,10 +139,62 @@ class DelayedTasksAutoConfigurationTest {
   void annotatedMethodsAreRegisteredByTaskType() {
     runner
         .withUserConfiguration(Handlers.class)
+        .withPropertyValues("delayed-tasks.webhook.secrets=" + CallbackEndpointTest.SECRET)
+        .run(
+            context -> {
+              DelayedTaskHandlerRegistry registry =
+                  context.getBean(DelayedTaskHandlerRegistry.class);
+              assertThat(registry.handlers()).containsOnlyKeys("order.close", "order.open");
+              assertThat(registry.isReceiving()).isTrue();
+            });
+  }
+
+  @Test
+  void handlersWithoutASecretFailTheStartup() {
+    runner
+        .withUserConfiguration(Handlers.class)
         .run(
             context ->
-                assertThat(context.getBean(DelayedTaskHandlerRegistry.class).handlers())
-                    .containsOnlyKeys("order.close", "order.open"));
+                assertThat(rootCause(context.getStartupFailure()))
+                    .hasMessageContaining("delayed-tasks.webhook.allow-unsigned=true"));
+  }
+
+  @Test
+  void unsignedCallbacksAreReceivedOnlyWhenAllowedExplicitly() {
+    runner
+        .withUserConfiguration(Handlers.class)
+        .withPropertyValues("delayed-tasks.webhook.allow-unsigned=true")
+        .run(
+            context -> {
+              ReceiverResponse answer =
+                  context
+                      .getBean(DelayedTaskHandlerRegistry.class)
+                      .handle(
+                          Map.of(),
+                          """
+                          {"taskId":"t-1","taskType":"order.close","payload":{},"payloadVersion":1,
+                           "executeAt":"2026-12-03T10:00:00.000Z","attempt":1}
+                          """
+                              .getBytes(StandardCharsets.UTF_8));
+              assertThat(answer.status()).isEqualTo(200);
+              assertThat(answer.body()).isEqualTo("{\"status\":\"handled\"}");
+            });
+  }
+
+  @Test
+  void withoutHandlersOrSecretsNothingIsReceived() {
+    webRunner.run(
+        context -> {
+          assertThat(context.getBean(DelayedTaskHandlerRegistry.class).isReceiving()).isFalse();
+          MockHttpServletRequest post =
+              new MockHttpServletRequest("POST", "/delayed-tasks/callback");
+          post.setContent("{}".getBytes(StandardCharsets.UTF_8));
+          ServerRequest request =
+              ServerRequest.create(post, List.of(new ByteArrayHttpMessageConverter()));
+          RouterFunction<?> route = context.getBean(RouterFunction.class);
+          HandlerFunction<?> endpoint = route.route(request).orElseThrow();
+          assertThat(endpoint.handle(request).statusCode().value()).isEqualTo(404);
+        });
   }
 
   @Test

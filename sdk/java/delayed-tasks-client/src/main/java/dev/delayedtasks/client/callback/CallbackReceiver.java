@@ -12,22 +12,41 @@ import java.util.logging.Level;
 import java.util.logging.Logger;
 
 /**
- * A framework-neutral callback endpoint: verifies the signature (when a verifier is set), parses
- * the body, skips repeats of a handled {@code Idempotency-Key}, dispatches by task type and maps
- * the outcome to the status the service understands:
+ * A framework-neutral callback endpoint: verifies the signature on the raw bytes, parses the body,
+ * skips repeats of a handled {@code Idempotency-Key}, dispatches by task type and answers as every
+ * SDK of this service does ({@code application/json}):
  *
- * <ul>
- *   <li>200: handled (or a repeat of a handled key);
- *   <li>400: unparseable body; 401: signature check failed;
- *   <li>422: {@link PermanentException}, or a task type with no handler (permanent);
- *   <li>503 (+ {@code Retry-After}): {@link RetryableException}; 500: any other exception.
- * </ul>
+ * <table>
+ *   <caption>Answers</caption>
+ *   <tr><th>outcome</th><th>status</th><th>body</th></tr>
+ *   <tr><td>handled</td><td>200</td><td>{@code {"status":"handled"}}</td></tr>
+ *   <tr><td>a repeat of a handled key (handler not run)</td><td>200</td>
+ *       <td>{@code {"status":"duplicate"}}</td></tr>
+ *   <tr><td>signature missing, invalid or expired</td><td>401</td>
+ *       <td>{@code {"status":"refused","reason":"no_matching_signature"}} (the {@link
+ *       RejectionReason})</td></tr>
+ *   <tr><td>a signed body that is not a callback</td><td>400</td>
+ *       <td>{@code {"status":"refused","reason":"invalid_body"}}</td></tr>
+ *   <tr><td>{@link RetryableException}</td><td>503 (+ {@code Retry-After} when it gave a delay)</td>
+ *       <td>{@code {"status":"retry"}}</td></tr>
+ *   <tr><td>{@link PermanentException}</td><td>422</td><td>{@code {"status":"failed"}}</td></tr>
+ *   <tr><td>no handler for the task type</td><td>422</td>
+ *       <td>{@code {"status":"failed","reason":"no handler for task type"}}</td></tr>
+ *   <tr><td>any other exception (logged, never answered)</td><td>500</td>
+ *       <td>{@code {"status":"error"}}</td></tr>
+ * </table>
  *
- * Adapters (the Spring Boot starter, a JDK {@code HttpServer}) pass the headers and the raw body
- * and write the {@link ReceiverResponse} back.
+ * <p>Unsigned callbacks are refused: {@link Builder#build()} fails without a {@link
+ * WebhookVerifier} unless {@link Builder#allowUnsigned(boolean) allowUnsigned(true)} says so, and a
+ * configured verifier is always applied. Adapters pass the headers and the raw body and write the
+ * {@link ReceiverResponse} back: {@link CallbackHttpHandler} for the JDK's {@code HttpServer}, the
+ * Spring Boot starter's endpoint.
  */
 public final class CallbackReceiver {
   private static final Logger LOG = Logger.getLogger(CallbackReceiver.class.getName());
+
+  /** The {@code reason} of an answer to a task type that has no handler. */
+  public static final String NO_HANDLER = "no handler for task type";
 
   private final WebhookVerifier verifier;
   private final Idempotency idempotency;
@@ -43,7 +62,7 @@ public final class CallbackReceiver {
     return new Builder();
   }
 
-  /** Whether signatures are checked (false only when no verifier was configured). */
+  /** Whether signatures are checked (false only when built with {@code allowUnsigned(true)}). */
   public boolean verifiesSignatures() {
     return verifier != null;
   }
@@ -60,32 +79,33 @@ public final class CallbackReceiver {
       callback = Callback.parse(body);
     } catch (CallbackRejectedException e) {
       int status = e.reason() == RejectionReason.INVALID_BODY ? 400 : 401;
-      return answer(status, e.reason().wireName(), e.getMessage(), null);
+      return answer(status, "refused", e.reason().wireName(), null);
     }
     CallbackHandler handler = handlers.get(callback.taskType());
     if (handler == null) {
-      return answer(
-          422, "unknown_task_type", "no handler for task type " + callback.taskType(), null);
+      return answer(422, "failed", NO_HANDLER, null);
     }
     try {
       boolean ran =
           idempotency.runOnce(lookup.get(Idempotency.HEADER), () -> handler.handle(callback));
       return answer(200, ran ? "handled" : "duplicate", null, null);
     } catch (RetryableException e) {
-      return answer(503, "retry", e.getMessage(), e.retryAfter().orElse(null));
+      return answer(503, "retry", null, e.retryAfter().orElse(null));
     } catch (PermanentException e) {
-      return answer(422, "permanent_failure", e.getMessage(), null);
+      LOG.log(Level.FINE, "callback handler for " + callback.taskType() + " failed for good", e);
+      return answer(422, "failed", null, null);
     } catch (Exception e) {
       LOG.log(Level.WARNING, "callback handler for " + callback.taskType() + " failed", e);
-      return answer(500, "handler_error", "the handler failed", null);
+      return answer(500, "error", null, null);
     }
   }
 
+  /** {@code {"status": ..., "reason"?: ...}}, and {@code Retry-After} in whole seconds. */
   private static ReceiverResponse answer(
-      int status, String outcome, String message, Duration retryAfter) {
-    ObjectNode body = Json.MAPPER.createObjectNode().put("outcome", outcome);
-    if (message != null) {
-      body.put("message", message);
+      int status, String outcome, String reason, Duration retryAfter) {
+    ObjectNode body = Json.MAPPER.createObjectNode().put("status", outcome);
+    if (reason != null) {
+      body.put("reason", reason);
     }
     Map<String, String> headers = new HashMap<>();
     headers.put("Content-Type", "application/json");
@@ -100,14 +120,24 @@ public final class CallbackReceiver {
   /** Builds a {@link CallbackReceiver}. */
   public static final class Builder {
     private WebhookVerifier verifier;
+    private boolean allowUnsigned;
     private IdempotencyStore store = new InMemoryIdempotencyStore();
     private final Map<String, CallbackHandler> handlers = new HashMap<>();
 
     private Builder() {}
 
-    /** Checks every delivery's signature; without one, deliveries are not authenticated. */
+    /** Checks every delivery's signature; required unless {@link #allowUnsigned(boolean)}. */
     public Builder verifier(WebhookVerifier verifier) {
       this.verifier = verifier;
+      return this;
+    }
+
+    /**
+     * Accept callbacks without a signature when no {@link #verifier} is set (default false: such a
+     * receiver cannot be built). A verifier, when set, is applied whatever this says.
+     */
+    public Builder allowUnsigned(boolean allowUnsigned) {
+      this.allowUnsigned = allowUnsigned;
       return this;
     }
 
@@ -127,7 +157,15 @@ public final class CallbackReceiver {
       return this;
     }
 
+    /**
+     * @throws IllegalStateException without a verifier, unless {@code allowUnsigned(true)}
+     */
     public CallbackReceiver build() {
+      if (verifier == null && !allowUnsigned) {
+        throw new IllegalStateException(
+            "no webhook secrets: give a verifier, or allowUnsigned(true) to accept unsigned"
+                + " callbacks");
+      }
       return new CallbackReceiver(this);
     }
   }

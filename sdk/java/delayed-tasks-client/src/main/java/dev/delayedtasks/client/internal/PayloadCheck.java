@@ -47,14 +47,14 @@ public final class PayloadCheck {
     if (node.isDouble() || node.isFloat()) {
       double value = node.doubleValue();
       if (!Double.isFinite(value)) {
-        return Optional.of(new Problem(path, "must be a finite number, not " + value));
+        return Optional.of(new Problem(path, Reasons.NOT_FINITE));
       }
       return tooLarge(new BigDecimal(value), path);
     }
     if (node.isBigDecimal()) {
       BigDecimal value = node.decimalValue();
       if (!Double.isFinite(value.doubleValue())) {
-        return Optional.of(new Problem(path, "must be a finite number"));
+        return Optional.of(new Problem(path, Reasons.NOT_FINITE));
       }
       return tooLarge(value, path);
     }
@@ -67,8 +67,7 @@ public final class PayloadCheck {
    */
   private static Optional<Problem> tooLarge(BigDecimal value, String path) {
     if (value.abs().compareTo(MAX_SAFE) > 0) {
-      return Optional.of(
-          new Problem(path, "magnitude beyond 2^53-1 loses precision; send it as a string"));
+      return Optional.of(new Problem(path, Reasons.UNSAFE_INTEGER));
     }
     return Optional.empty();
   }

@@ -2,6 +2,7 @@ package dev.delayedtasks.client.callback;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.charset.StandardCharsets;
@@ -50,7 +51,8 @@ class CallbackReceiverTest {
     headers.put("webhook-signature", "v1,AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=");
     ReceiverResponse response = receiver(handled::add).handle(headers, BODY);
     assertEquals(401, response.status());
-    assertTrue(response.body().contains("no_matching_signature"), response.body());
+    assertEquals("{\"status\":\"refused\",\"reason\":\"no_matching_signature\"}", response.body());
+    assertEquals("application/json", response.headers().get("Content-Type"));
     assertEquals(List.of(), handled);
   }
 
@@ -67,7 +69,10 @@ class CallbackReceiverTest {
             .verifier(WebhookVerifier.builder().secret(SECRET).build())
             .handler("other.type", handled::add)
             .build();
-    assertEquals(422, receiver.handle(signed(BODY), BODY).status());
+    ReceiverResponse response = receiver.handle(signed(BODY), BODY);
+    assertEquals(422, response.status());
+    assertEquals(
+        "{\"status\":\"failed\",\"reason\":\"no handler for task type\"}", response.body());
     assertEquals(List.of(), handled);
   }
 
@@ -81,6 +86,7 @@ class CallbackReceiverTest {
             .handle(signed(BODY), BODY);
     assertEquals(503, retry.status());
     assertEquals("2", retry.headers().get("Retry-After"));
+    assertEquals("{\"status\":\"retry\"}", retry.body());
 
     ReceiverResponse retryNoHint =
         receiver(
@@ -98,6 +104,7 @@ class CallbackReceiverTest {
                 })
             .handle(signed(BODY), BODY);
     assertEquals(422, permanent.status());
+    assertEquals("{\"status\":\"failed\"}", permanent.body());
 
     ReceiverResponse crash =
         receiver(
@@ -106,7 +113,7 @@ class CallbackReceiverTest {
                 })
             .handle(signed(BODY), BODY);
     assertEquals(500, crash.status());
-    assertFalse(crash.body().contains("bug"), "internals stay in the log");
+    assertEquals("{\"status\":\"error\"}", crash.body(), "internals stay in the log");
   }
 
   @Test
@@ -127,18 +134,42 @@ class CallbackReceiverTest {
     ReceiverResponse repeat = receiver.handle(signed(BODY), BODY);
 
     assertEquals(200, repeat.status());
-    assertTrue(repeat.body().contains("duplicate"), repeat.body());
+    assertEquals("{\"status\":\"duplicate\"}", repeat.body());
     assertEquals(2, calls[0]);
     assertEquals(1, handled.size());
   }
 
   @Test
-  void withoutAVerifierUnsignedCallbacksAreHandled() {
+  void withoutAVerifierTheReceiverIsNotBuilt() {
+    CallbackReceiver.Builder builder =
+        CallbackReceiver.builder().handler("order.close", handled::add);
+    IllegalStateException e = assertThrows(IllegalStateException.class, builder::build);
+    assertTrue(e.getMessage().contains("allowUnsigned(true)"), e.getMessage());
+  }
+
+  @Test
+  void unsignedCallbacksAreHandledOnlyWhenAllowedExplicitly() {
     CallbackReceiver receiver =
-        CallbackReceiver.builder().handler("order.close", handled::add).build();
+        CallbackReceiver.builder().allowUnsigned(true).handler("order.close", handled::add).build();
     assertFalse(receiver.verifiesSignatures());
-    assertEquals(200, receiver.handle(Map.of(), BODY).status());
+    ReceiverResponse response = receiver.handle(Map.of(), BODY);
+    assertEquals(200, response.status());
+    assertEquals("{\"status\":\"handled\"}", response.body());
     assertEquals(1, handled.size());
+  }
+
+  @Test
+  void allowUnsignedDoesNotWeakenAVerifier() {
+    CallbackReceiver receiver =
+        CallbackReceiver.builder()
+            .verifier(WebhookVerifier.builder().secret(SECRET).build())
+            .allowUnsigned(true)
+            .handler("order.close", handled::add)
+            .build();
+    ReceiverResponse response = receiver.handle(Map.of(), BODY);
+    assertEquals(401, response.status());
+    assertEquals("{\"status\":\"refused\",\"reason\":\"missing_header\"}", response.body());
+    assertEquals(List.of(), handled);
   }
 
   @Test
