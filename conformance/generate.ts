@@ -30,6 +30,7 @@ const JSON_HEADERS = { 'content-type': 'application/json' };
 function task(overrides: Record<string, unknown> = {}): Record<string, unknown> {
   return {
     taskId: 't-1',
+    owner: 'default',
     taskType: 'order.close',
     status: 'SCHEDULED',
     executeAt: '2026-12-03T10:30:00.000Z',
@@ -53,6 +54,7 @@ function task(overrides: Record<string, unknown> = {}): Record<string, unknown> 
 function summary(taskId: string): Record<string, unknown> {
   return {
     taskId,
+    owner: 'default',
     taskType: 'order.close',
     status: 'FAILED',
     executeAt: '2026-12-03T10:30:00.000Z',

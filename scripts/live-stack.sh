@@ -7,7 +7,8 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 [[ $# -eq 1 ]] || { echo "usage: $0 <env-file>" >&2; exit 2; }
 
-if [[ ! -d node_modules || package-lock.json -nt node_modules/.package-lock.json ]]; then
+# A linked node_modules (a worktree sharing another checkout's) is that checkout's to install.
+if [[ ! -d node_modules ]] || [[ ! -L node_modules && package-lock.json -nt node_modules/.package-lock.json ]]; then
   npm ci --no-audit --no-fund >&2
 fi
 TEMPORAL_CLI_PATH="$(scripts/temporal-cli.sh)"
