@@ -4,9 +4,11 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { Task } from '../../src/contract/tasks.js';
-import { parseReplayForm, utcTime } from '../../src/console/plugin.js';
+import { parseReplayForm, utcTime } from '../../src/console/forms.js';
 import { html } from '../../src/console/html.js';
-import { bulkFor, replayPage, taskPage, tasksPage, type Viewer } from '../../src/console/views.js';
+import { replayPage } from '../../src/console/views/actions.js';
+import type { Viewer } from '../../src/console/views/layout.js';
+import { bulkFor, taskPage, tasksPage } from '../../src/console/views/tasks.js';
 
 const HOSTILE = '<img src=x onerror=alert(1)>';
 const ESCAPED = '&lt;img src=x onerror=alert(1)&gt;';

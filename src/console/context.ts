@@ -1,0 +1,35 @@
+/**
+ * What the console's route modules share: the task domain, the configuration, and the helpers that
+ * render a page, name the viewer, write an audit line and refuse what a key may not do. Built once
+ * by src/console/plugin.ts, which also owns the session and the CSRF checks every route passes.
+ */
+import type { ValidateFunction } from 'ajv';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Config } from '../config.js';
+import type { TaskService } from '../tasks/service.js';
+import type { Viewer } from './views/layout.js';
+
+export type Form = Record<string, string | undefined>;
+
+export interface AuditFields {
+  taskId?: string;
+  owner?: string;
+  reason?: string;
+  outcome: string;
+  filter?: unknown;
+  jobId?: string;
+}
+
+export interface ConsoleContext {
+  tasks: TaskService;
+  config: Readonly<Config>;
+  /** The list query's schema check (coercing, with defaults), for filters typed into forms. */
+  validateList: ValidateFunction;
+  page(reply: FastifyReply, body: string, status?: number): FastifyReply;
+  viewerOf(request: FastifyRequest, reply: FastifyReply): Viewer;
+  audit(request: FastifyRequest, action: string, fields: AuditFields): void;
+  /** 403 unless the viewer's key holds `scope`. */
+  requireWrite(request: FastifyRequest, scope?: 'tasks:write' | 'admin'): void;
+  /** The form's reason, required for every action. */
+  reasonOf(form: Form): string;
+}

@@ -1,0 +1,165 @@
+/** The task list, one task, and the actions on it: cancel, reschedule, replay with changes. */
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { accessFor, ANONYMOUS, hasScope, listOwner } from '../../auth/principal.js';
+import { ReplayBodySchema, type ListTasksQuery } from '../../contract/tasks.js';
+import { ApiError, ErrorCode } from '../../errors.js';
+import { workflowIdOf } from '../../shared/owner.js';
+import { createAjv, toFieldProblems, type FieldProblem } from '../../validation.js';
+import type { ConsoleContext, Form } from '../context.js';
+import { parseReplayForm, utcTime } from '../forms.js';
+import type { ReplayForm } from '../views/actions.js';
+import { replayPage } from '../views/actions.js';
+import { taskPage, tasksPage, taskUrl, type ListFilters } from '../views/tasks.js';
+
+export function taskRoutes(app: FastifyInstance, ctx: ConsoleContext): void {
+  const { tasks, config, page, viewerOf, audit, requireWrite, reasonOf, validateList } = ctx;
+  const validateReplay = createAjv().compile(ReplayBodySchema);
+  app.get('/console/tasks', async (request, reply) => {
+    const raw = request.query as Form;
+    const principal = request.viewer?.principal ?? ANONYMOUS;
+    const admin = hasScope(principal, 'admin');
+    const filters: ListFilters = {
+      status: raw.status || undefined,
+      taskType: raw.taskType?.trim() || undefined,
+      idPrefix: raw.idPrefix?.trim() || undefined,
+      dueAfter: raw.dueAfter || undefined,
+      dueBefore: raw.dueBefore || undefined,
+      // Task ids are unique per owner: an admin's id prefix searches one owner, their own unless named.
+      owner: admin ? raw.owner?.trim() || (raw.idPrefix?.trim() ? principal.owner : undefined) : undefined,
+    };
+    const query: Record<string, unknown> = {};
+    for (const key of ['status', 'taskType', 'idPrefix', 'owner'] as const)
+      if (filters[key]) query[key] = filters[key];
+    if (raw.pageToken) query.pageToken = raw.pageToken;
+    const problems: FieldProblem[] = [];
+    // The time inputs are datetime-local, read as UTC (the page says so).
+    for (const key of ['dueAfter', 'dueBefore'] as const) {
+      const value = filters[key];
+      if (!value) continue;
+      const at = utcTime(value);
+      if (at === undefined) problems.push({ field: key, reason: 'is not a date and time' });
+      else query[key] = new Date(at).toISOString();
+    }
+    if (!validateList(query)) problems.push(...toFieldProblems(validateList.errors));
+    if (problems.length > 0) {
+      throw new ApiError(
+        ErrorCode.InvalidArgument,
+        problems.map((d) => `${d.field} ${d.reason}`).join('; '),
+        problems,
+      );
+    }
+    const { owner, ...rest } = query as ListTasksQuery;
+    const list = await tasks.list(listOwner(principal, owner), rest);
+    let nextUrl: string | undefined;
+    if (list.nextPageToken) {
+      const params = new URLSearchParams();
+      for (const [key, value] of Object.entries(filters)) if (value) params.set(key, value);
+      params.set('pageToken', list.nextPageToken);
+      nextUrl = `/console/tasks?${params.toString()}`;
+    }
+    return page(reply, tasksPage(viewerOf(request, reply), filters, list, nextUrl));
+  });
+
+  type TaskRequest = FastifyRequest<{
+    Params: { taskId: string };
+    Querystring: { owner?: string; replayed?: string };
+  }>;
+  const accessOf = (request: TaskRequest) =>
+    accessFor(request.viewer?.principal ?? ANONYMOUS, request.query.owner || undefined);
+
+  app.get('/console/tasks/:taskId', async (request: TaskRequest, reply) => {
+    const access = accessOf(request);
+    const task = await tasks.get(access.owner, request.params.taskId);
+    return page(
+      reply,
+      taskPage(viewerOf(request, reply), task, {
+        temporalUiUrl: config.console.temporalUiUrl,
+        namespace: config.temporal.namespace,
+        workflowId: workflowIdOf(task.owner, task.taskId),
+        flash: request.query.replayed ? 'Replayed: a new run of this task has started.' : undefined,
+      }),
+    );
+  });
+
+  app.post('/console/tasks/:taskId/cancel', async (request: TaskRequest, reply) => {
+    requireWrite(request);
+    const reason = reasonOf(request.body as Form);
+    const access = accessOf(request);
+    const task = await tasks.cancel(access, request.params.taskId);
+    audit(request, 'cancel', { taskId: task.taskId, owner: task.owner, reason, outcome: 'ok' });
+    return reply.redirect(taskUrl(task.taskId, task.owner, access), 303);
+  });
+
+  app.post('/console/tasks/:taskId/reschedule', async (request: TaskRequest, reply) => {
+    requireWrite(request);
+    const form = request.body as Form;
+    const reason = reasonOf(form);
+    const at = utcTime(form.executeAt ?? '');
+    if (at === undefined)
+      throw new ApiError(ErrorCode.InvalidArgument, 'executeAt is not a date and time', [
+        { field: 'executeAt', reason: 'is not a date and time' },
+      ]);
+    const access = accessOf(request);
+    const task = await tasks.reschedule(access, request.params.taskId, {
+      executeAt: new Date(at).toISOString(),
+    });
+    audit(request, 'reschedule', { taskId: task.taskId, owner: task.owner, reason, outcome: 'ok' });
+    return reply.redirect(taskUrl(task.taskId, task.owner, access), 303);
+  });
+
+  app.get('/console/tasks/:taskId/replay', async (request: TaskRequest, reply) => {
+    const task = await tasks.get(accessOf(request).owner, request.params.taskId);
+    const form: ReplayForm = {
+      payload: JSON.stringify(task.payload, null, 2),
+      payloadVersion: String(task.payloadVersion),
+      maxRetries: String(task.maxRetries),
+      reason: '',
+    };
+    return page(reply, replayPage(viewerOf(request, reply), task, form, []));
+  });
+
+  app.post('/console/tasks/:taskId/replay', async (request: TaskRequest, reply) => {
+    requireWrite(request);
+    const raw = request.body as Form;
+    const form: ReplayForm = {
+      payload: raw.payload ?? '',
+      payloadVersion: raw.payloadVersion ?? '',
+      maxRetries: raw.maxRetries ?? '',
+      reason: raw.reason ?? '',
+    };
+    const access = accessOf(request);
+    const { body, problems } = parseReplayForm(form, config.limits.maxPayloadDepth);
+    if (problems.length === 0 && !validateReplay(body))
+      problems.push(...toFieldProblems(validateReplay.errors));
+    if (problems.length === 0) {
+      try {
+        const task = await tasks.replay(access, request.params.taskId, body);
+        audit(request, 'replay', {
+          taskId: task.taskId,
+          owner: task.owner,
+          reason: form.reason.trim(),
+          outcome: 'ok',
+        });
+        return reply.redirect(
+          `${taskUrl(task.taskId, task.owner, access)}${task.owner === access.owner && !request.query.owner ? '?' : '&'}replayed=1`,
+          303,
+        );
+      } catch (err) {
+        if (!(err instanceof ApiError) || err.status >= 500 || err.code === ErrorCode.TaskNotFound) throw err;
+        problems.push(
+          ...(err.details && err.details.length > 0
+            ? err.details
+            : [{ field: 'request', reason: err.message }]),
+        );
+      }
+    }
+    audit(request, 'replay', {
+      taskId: request.params.taskId,
+      owner: access.owner,
+      reason: form.reason.trim(),
+      outcome: 'INVALID_ARGUMENT',
+    });
+    const task = await tasks.get(access.owner, request.params.taskId);
+    return page(reply, replayPage(viewerOf(request, reply), task, form, problems), 400);
+  });
+}
