@@ -117,6 +117,11 @@ export interface Config {
     /** Base address of Temporal's Web UI; task pages link their workflow there. Unset: no link. */
     temporalUiUrl: string | undefined;
     /**
+     * Prometheus that scrapes the workers: the console shows fire lag and attempts per task type from
+     * it. Unset: that panel is hidden (the page says so).
+     */
+    prometheusUrl: string | undefined;
+    /**
      * Secrets that sign console session cookies (HMAC-SHA256), the first one signing, every one
      * verifying (rotation). Every API process behind one address needs the same list. Empty: a
      * random secret per process, so a session works only on the process that made it.
@@ -254,6 +259,9 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
       enabled: read.bool('CONSOLE_ENABLED', false),
       temporalUiUrl:
         read.string('TEMPORAL_UI_URL', '', /^(|https?:\/\/\S+)$/, 'an http(s) URL').replace(/\/+$/, '') ||
+        undefined,
+      prometheusUrl:
+        read.string('PROMETHEUS_URL', '', /^(|https?:\/\/\S+)$/, 'an http(s) URL').replace(/\/+$/, '') ||
         undefined,
       sessionSecrets: read.list(
         'CONSOLE_SESSION_SECRET',

@@ -3,6 +3,8 @@
  * (`/console/static/*`): no CDN, no build step, and the CSP allows scripts from 'self' only.
  * Every page works without the script; it only refreshes the overview in place.
  */
+import { CHART_CSS } from './charts/svg.js';
+
 export const CONSOLE_CSS = `
 :root { font-family: system-ui, sans-serif; color: #1d232a; background: #f6f7f9; }
 body { margin: 0; }
@@ -33,7 +35,7 @@ pre.payload { background: #fff; border: 1px solid #d5d9de; margin: 0; padding: .
 dl { display: grid; grid-template-columns: max-content 1fr; gap: .2rem 1rem; background: #fff; padding: .6rem; border: 1px solid #d5d9de; }
 dd { margin: 0; word-break: break-all; }
 .muted { color: #6b6f76; font-size: .85rem; }
-`;
+${CHART_CSS}`;
 
 export const CONSOLE_JS = `
 (function () {

@@ -7,6 +7,7 @@ import type { ValidateFunction } from 'ajv';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../config.js';
 import type { TaskService } from '../tasks/service.js';
+import type { ChartCounts } from './charts/data.js';
 import type { Viewer } from './views/layout.js';
 
 export type Form = Record<string, string | undefined>;
@@ -23,6 +24,8 @@ export interface AuditFields {
 export interface ConsoleContext {
   tasks: TaskService;
   config: Readonly<Config>;
+  /** The charts' counts, cached per scope for a short time. */
+  charts: ChartCounts;
   /** The list query's schema check (coercing, with defaults), for filters typed into forms. */
   validateList: ValidateFunction;
   page(reply: FastifyReply, body: string, status?: number): FastifyReply;

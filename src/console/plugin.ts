@@ -21,6 +21,7 @@ import type { TaskService } from '../tasks/service.js';
 import { createAjv } from '../validation.js';
 import { CONSOLE_CSS, CONSOLE_JS } from './assets.js';
 import { newSession, RevokedSessions, SessionSigner } from './session.js';
+import { ChartCounts } from './charts/data.js';
 import type { ConsoleContext, Form } from './context.js';
 import { bulkRoutes } from './routes/bulk.js';
 import { overviewRoutes } from './routes/overview.js';
@@ -276,6 +277,7 @@ export async function consoleRoutes(app: FastifyInstance, options: ConsoleOption
   const ctx: ConsoleContext = {
     tasks,
     config,
+    charts: new ChartCounts(tasks.visibility),
     validateList,
     page,
     viewerOf,

@@ -45,11 +45,17 @@ export class TaskVisibility {
    * One page of tasks, newest first, the latest run of each task only: those of `owner`, or of every
    * owner when undefined (admin).
    */
-  async list(owner: string | undefined, request: Omit<ListTasksQuery, 'owner'>): Promise<TaskList> {
+  async list(
+    owner: string | undefined,
+    request: Omit<ListTasksQuery, 'owner'>,
+    /** Tasks that closed in this range (ms; the console's outcome bars), beyond the API's filters. */
+    closed?: { from?: number | undefined; to?: number | undefined },
+  ): Promise<TaskList> {
     let query = this.tasks({ owner });
     if (request.status) query = query.status(request.status);
     if (request.taskType) query = query.is('taskType', request.taskType);
     query = withListFilters(query, owner, request);
+    if (closed) query = query.closed().between('closeTime', closed.from, closed.to);
     const text = query.toString();
     const pageSize = request.pageSize ?? 50;
     const nextPageToken = request.pageToken ? decodePageToken(text, request.pageToken) : undefined;

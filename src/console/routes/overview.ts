@@ -1,8 +1,12 @@
-/** The overview page: counts now and the table per task type. */
+/** The overview page (counts now, the charts, the table per task type) and each task type's page. */
 import type { FastifyInstance } from 'fastify';
-import { ANONYMOUS, hasScope, listOwner } from '../../auth/principal.js';
+import { ANONYMOUS, hasScope, listOwner, type Principal } from '../../auth/principal.js';
+import { ApiError, ErrorCode } from '../../errors.js';
+import { toFieldProblems } from '../../validation.js';
+import { loadLagPanel } from '../charts/prometheus.js';
 import type { ConsoleContext } from '../context.js';
-import { overviewPage, type Overview } from '../views/overview.js';
+import { chartsSection, type ChartScopeView } from '../views/charts.js';
+import { overviewPage, typePage, type Overview } from '../views/overview.js';
 
 const SAMPLE_SIZE = 500;
 /** Window of the overview's SUCCEEDED and CANCELLED counts. */
@@ -10,7 +14,7 @@ const FINISHED_WINDOW_MS = 24 * 3600_000;
 const DEAD_LETTER_CAP = 1000;
 
 export function overviewRoutes(app: FastifyInstance, ctx: ConsoleContext): void {
-  const { tasks, page, viewerOf } = ctx;
+  const { tasks, page, viewerOf, config, charts, validateList } = ctx;
   /**
    * Open tasks now; dead letters now (latest runs only: visibility keeps a replayed task's old FAILED
    * run, which a plain count would include; at most DEAD_LETTER_CAP); SUCCEEDED and CANCELLED over
@@ -26,14 +30,53 @@ export function overviewRoutes(app: FastifyInstance, ctx: ConsoleContext): void 
     return { ...open, FAILED: deadLetters.tasks.length, SUCCEEDED: succeeded, CANCELLED: cancelled };
   };
 
+  /**
+   * Whose tasks the charts count: an owner sees only its own; an admin every owner's, or the one
+   * named by `?owner=`. The type comes from the path, checked as the list checks it.
+   */
+  const chartScope = (principal: Principal, query: { owner?: string }, taskType?: string): ChartScopeView => {
+    const named = query.owner?.trim() || undefined;
+    const problems = [
+      ...(named && !validateList({ owner: named }) ? toFieldProblems(validateList.errors) : []),
+      ...(taskType !== undefined && !validateList({ taskType }) ? toFieldProblems(validateList.errors) : []),
+    ];
+    if (problems.length > 0) {
+      throw new ApiError(
+        ErrorCode.InvalidArgument,
+        problems.map((p) => `${p.field} ${p.reason}`).join('; '),
+        problems,
+      );
+    }
+    return { owner: hasScope(principal, 'admin') ? named : principal.owner, taskType };
+  };
+
+  const chartsOf = async (principal: Principal, scope: ChartScopeView) => {
+    const [data, lag] = await Promise.all([
+      charts.load(scope),
+      // The workers' metrics are per type, not per owner: admins only.
+      hasScope(principal, 'admin') ? loadLagPanel(config.console.prometheusUrl, scope.taskType) : undefined,
+    ]);
+    return chartsSection(data, lag, scope);
+  };
+
+  app.get('/console/types/:taskType', async (request, reply) => {
+    const principal = request.viewer?.principal ?? ANONYMOUS;
+    const { taskType } = request.params as { taskType: string };
+    const scope = chartScope(principal, request.query as { owner?: string }, taskType);
+    const section = await chartsOf(principal, scope);
+    return page(reply, typePage(viewerOf(request, reply), taskType, section, new Date().toISOString()));
+  });
+
   app.get('/console', async (request, reply) => {
     const principal = request.viewer?.principal ?? ANONYMOUS;
     const admin = hasScope(principal, 'admin');
     const now = Date.now();
-    const [byStatus, overdue, sample] = await Promise.all([
+    const scope = chartScope(principal, request.query as { owner?: string });
+    const [byStatus, overdue, sample, section] = await Promise.all([
       admin ? countsByStatus(now) : undefined,
       admin ? tasks.visibility.countOverdue(now) : undefined,
       tasks.list(listOwner(principal, undefined), { pageSize: SAMPLE_SIZE }),
+      chartsOf(principal, scope),
     ]);
     const byType = new Map<string, Record<string, number>>();
     for (const task of sample.tasks) {
@@ -50,6 +93,6 @@ export function overviewRoutes(app: FastifyInstance, ctx: ConsoleContext): void 
       sampled: sample.tasks.length,
       refreshedAt: new Date(now).toISOString(),
     };
-    return page(reply, overviewPage(viewerOf(request, reply), overview));
+    return page(reply, overviewPage(viewerOf(request, reply), overview, section));
   });
 }

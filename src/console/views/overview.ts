@@ -1,5 +1,5 @@
 /** The overview page: counts now, the charts, and the table per task type. */
-import { html } from '../html.js';
+import { html, type Html } from '../html.js';
 import { layout, STATUSES, type Viewer } from './layout.js';
 
 export interface Overview {
@@ -10,7 +10,7 @@ export interface Overview {
   refreshedAt: string;
 }
 
-export function overviewPage(viewer: Viewer, overview: Overview): string {
+export function overviewPage(viewer: Viewer, overview: Overview, charts: Html): string {
   const types = overview.byType;
   return layout(
     'Overview',
@@ -45,6 +45,7 @@ export function overviewPage(viewer: Viewer, overview: Overview): string {
                 Namespace-wide counts need an admin key; the table below covers your owner's tasks.
               </p>`
         }
+        ${charts}
         <h2>Per task type</h2>
         <p class="muted">
           From the newest ${overview.sampled} tasks you can see. Callback lag p50/p99 is in the worker's
@@ -63,7 +64,7 @@ export function overviewPage(viewer: Viewer, overview: Overview): string {
               const finished = (counts.SUCCEEDED ?? 0) + (counts.FAILED ?? 0);
               const rate = finished === 0 ? '–' : `${Math.round(((counts.FAILED ?? 0) / finished) * 100)} %`;
               return html`<tr>
-                <td><a href="/console/tasks?taskType=${encodeURIComponent(taskType)}">${taskType}</a></td>
+                <td><a href="/console/types/${encodeURIComponent(taskType)}">${taskType}</a></td>
                 ${STATUSES.map((s) => html`<td>${counts[s] ?? 0}</td>`)}
                 <td>${rate}</td>
               </tr>`;
@@ -77,6 +78,27 @@ export function overviewPage(viewer: Viewer, overview: Overview): string {
             }
           </tbody>
         </table>
+      </div>`,
+  );
+}
+
+/** One task type's page: its charts and a way to its tasks. */
+export function typePage(viewer: Viewer, taskType: string, charts: Html, refreshedAt: string): string {
+  return layout(
+    taskType,
+    viewer,
+    html`<h1>Task type <code>${taskType}</code></h1>
+      <p>
+        <a href="/console/tasks?taskType=${encodeURIComponent(taskType)}">Its tasks</a> ·
+        <a href="/console/tasks?taskType=${encodeURIComponent(taskType)}&amp;status=FAILED"
+          >its dead letters</a
+        >
+      </p>
+      <div data-refresh="15">
+        <p class="muted">
+          Last refresh: <time id="refreshed-at" datetime="${refreshedAt}">${refreshedAt}</time> (UTC)
+        </p>
+        ${charts}
       </div>`,
   );
 }

@@ -10,6 +10,9 @@ export interface ListFilters {
   /** `datetime-local` values, read as UTC. */
   dueAfter?: string | undefined;
   dueBefore?: string | undefined;
+  /** `datetime-local` values, read as UTC: tasks that closed in this range (an outcomes chart bar). */
+  closedAfter?: string | undefined;
+  closedBefore?: string | undefined;
   /** Admins only: one owner's tasks (default: every owner's). */
   owner?: string | undefined;
 }
@@ -21,7 +24,15 @@ export interface ListFilters {
 export function bulkFor(
   filters: ListFilters,
 ): { operation: 'replay' | 'cancel'; status: string; taskType: string } | undefined {
-  if (!filters.taskType || filters.idPrefix || filters.dueAfter || filters.dueBefore || filters.owner)
+  if (
+    !filters.taskType ||
+    filters.idPrefix ||
+    filters.dueAfter ||
+    filters.dueBefore ||
+    filters.closedAfter ||
+    filters.closedBefore ||
+    filters.owner
+  )
     return undefined;
   if (filters.status === 'FAILED' || filters.status === 'CANCELLED')
     return { operation: 'replay', status: filters.status, taskType: filters.taskType };
@@ -83,8 +94,25 @@ export function tasksPage(
         <label
           >Due before (UTC) <input type="datetime-local" name="dueBefore" value="${filters.dueBefore ?? ''}"
         /></label>
+        ${
+          filters.closedAfter || filters.closedBefore
+            ? html`<input type="hidden" name="closedAfter" value="${filters.closedAfter ?? ''}" /><input
+                  type="hidden"
+                  name="closedBefore"
+                  value="${filters.closedBefore ?? ''}"
+                />`
+            : ''
+        }
         <button type="submit">Filter</button>
       </form>
+      ${
+        filters.closedAfter || filters.closedBefore
+          ? html`<p id="closed-range">
+              Closed from ${filters.closedAfter ?? 'any time'} to ${filters.closedBefore ?? 'now'} (UTC).
+              <a href="/console/tasks">Clear every filter</a>
+            </p>`
+          : ''
+      }
       <p class="muted">
         Newest first, 50 a page; every filter is applied by the server. Due range: from (inclusive) to
         (exclusive). ${viewer.isAdmin ? 'An id prefix searches one owner: the one named, or yours.' : ''}
