@@ -77,15 +77,20 @@ export function mayAccess(
 
 export function checkTaskAccess(
   access: TaskAccess,
-  task: { taskType: string; callbackUrl?: string | undefined },
+  /** The callback's host when the caller has parsed it already (a create), else its URL. */
+  task: { taskType: string; callbackUrl?: string | undefined; callbackHost?: string },
 ): void {
   const types = access.allowedTaskTypes;
   if (types && !types.some((pattern) => taskTypeMatches(task.taskType, pattern))) {
     throw permissionDenied('taskType', `${task.taskType} is not among this key's task types`);
   }
   const hosts = access.allowedCallbackHosts;
-  if (hosts && task.callbackUrl !== undefined) {
-    const hostname = URL.canParse(task.callbackUrl) ? new URL(task.callbackUrl).hostname : '';
+  if (hosts && (task.callbackHost !== undefined || task.callbackUrl !== undefined)) {
+    const hostname =
+      task.callbackHost ??
+      (task.callbackUrl !== undefined && URL.canParse(task.callbackUrl)
+        ? new URL(task.callbackUrl).hostname
+        : '');
     if (!hosts.some((host) => hostMatches(hostname, host))) {
       throw permissionDenied('callbackUrl', `host ${hostname} is not among this key's callback hosts`);
     }

@@ -73,7 +73,7 @@ export class TaskCommands {
     checkTaskAccess(access, { taskType: body.taskType });
     const policy = this.policyOf(body.taskType);
     const { callbackTaskQueue, localCallback } = Policies.routing(this.taskQueue, policy);
-    const { spec, fingerprint } = buildTaskSpec(body, {
+    const { spec, fingerprint, target } = buildTaskSpec(body, {
       owner: access.owner,
       now: this.options.now(),
       limits: this.options.config.limits,
@@ -83,8 +83,8 @@ export class TaskCommands {
       newTaskId: randomUUID,
       guard: this.guard,
     });
-    checkTaskAccess(access, spec);
-    await this.checkCallbackAddresses(spec.callbackUrl);
+    checkTaskAccess(access, { taskType: spec.taskType, callbackHost: target.parsed.hostname });
+    await this.checkCallbackAddresses(target.parsed);
     return { spec, fingerprint };
   }
 
@@ -259,7 +259,7 @@ export class TaskCommands {
   }
 
   /** The SSRF guard on what the callback host resolves to now; send time checks again. */
-  private async checkCallbackAddresses(callbackUrl: string): Promise<void> {
+  private async checkCallbackAddresses(callbackUrl: URL): Promise<void> {
     const resolve = this.options.resolve ?? systemResolver;
     const bounded: Resolver = (hostname) =>
       Promise.race([
@@ -269,12 +269,12 @@ export class TaskCommands {
         ),
       ]);
     try {
-      await this.guard.checkResolved(new URL(callbackUrl), bounded);
+      await this.guard.checkResolved(callbackUrl, bounded);
     } catch (err) {
       if (!(err instanceof CallbackRefusedError)) throw err;
       // What a name resolves to inside our network is not the caller's to learn: the answer says
       // which rule refused, the log (the error's cause) has the address.
-      const host = new URL(callbackUrl).hostname;
+      const host = callbackUrl.hostname;
       const reason = `host ${host} resolves to an address callbacks may not reach (private, loopback, link-local or metadata); CALLBACK_ALLOW_HOSTS or CALLBACK_ALLOW_CIDRS can allow it`;
       throw new ApiError(
         ErrorCode.InvalidArgument,

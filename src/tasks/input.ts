@@ -153,11 +153,22 @@ export function checkPayloadSchema(
  * An absolute http(s) URL that passes the SSRF guard as written (no DNS here: see
  * TaskService.create), on an allowed host when the policy restricts hosts.
  */
+/**
+ * Where a task calls back, parsed once at create: the URL as given (or the type's default), parsed,
+ * and checked against the guard's rules and the type's allowed hosts. The key's host limit and the
+ * DNS check read it; nothing parses the URL again before send time, when the connection pool checks
+ * the addresses it connects to.
+ */
+export interface CallbackTarget {
+  readonly url: string;
+  readonly parsed: URL;
+}
+
 export function checkCallbackUrl(
   url: string | undefined,
   policy: TaskTypePolicy,
   guard: CallbackGuard = DEFAULT_GUARD,
-): string {
+): CallbackTarget {
   const value = url ?? policy.callbackUrl;
   if (value === undefined) {
     throw invalidArgument('callbackUrl', 'is required (this task type has no default callback URL)');
@@ -176,7 +187,7 @@ export function checkCallbackUrl(
       `host ${parsed.hostname} is not allowed for this task type (allowed: ${hosts.join(', ')})`,
     );
   }
-  return value;
+  return { url: value, parsed };
 }
 
 const DEFAULT_GUARD = new CallbackGuard();
@@ -210,7 +221,8 @@ export interface CreateContext {
 export function buildTaskSpec(
   body: CreateTaskBody,
   ctx: CreateContext,
-): { spec: TaskSpec; fingerprint: string } {
+): { spec: TaskSpec; fingerprint: string; target: CallbackTarget } {
+  const target = checkCallbackUrl(body.callbackUrl, ctx.policy, ctx.guard);
   const payload = body.payload as Record<string, unknown>;
   const payloadVersion = body.payloadVersion ?? PAYLOAD_VERSION_DEFAULT;
   checkPayload(payload, ctx.limits);
@@ -223,7 +235,7 @@ export function buildTaskSpec(
     payload,
     payloadVersion,
     executeAt: new Date(executeAtMs).toISOString(),
-    callbackUrl: checkCallbackUrl(body.callbackUrl, ctx.policy, ctx.guard),
+    callbackUrl: target.url,
     maxRetries: capped('maxRetries', body.maxRetries, ctx.policy.maxRetries),
     timeoutMs: capped('timeoutMs', body.timeoutMs, ctx.policy.timeoutMs),
     traceId: body.traceId ?? null,
@@ -248,7 +260,7 @@ export function buildTaskSpec(
     traceId: spec.traceId,
     priority: spec.priority,
   });
-  return { spec, fingerprint };
+  return { spec, fingerprint, target };
 }
 
 /** sha256 of canonical JSON (object keys sorted), so key order does not change the fingerprint. */
