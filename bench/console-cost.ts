@@ -17,12 +17,10 @@ import { loadConfig } from '../src/config.js';
 import { ChartCounts } from '../src/console/charts/data.js';
 import { consoleRoutes } from '../src/console/plugin.js';
 import { Policies } from '../src/policies.js';
-import { TASK_WORKFLOW_TYPE } from '../src/shared/constants.js';
-import type { TaskSpec } from '../src/shared/task.js';
 import { TaskService } from '../src/tasks/service.js';
-import { taskStartOptions } from '../src/tasks/start-options.js';
 import { DEV_SERVER_SQLITE_PRAGMAS } from '../src/temporal/dev-server.js';
 import { Child } from './infra/child.js';
+import { startPending } from './infra/pending-task.js';
 import { TemporalDevServer, temporalCli } from './infra/temporal-server.js';
 import { waitUntil } from './infra/wait.js';
 
@@ -50,10 +48,7 @@ async function main(): Promise<void> {
   });
   const taskQueue = 'console-cost';
   const policies = new Policies({});
-  const { workflowTaskQueue, callbackTaskQueue, localCallback } = Policies.routing(
-    taskQueue,
-    policies.forType('bench.console')!,
-  );
+  const { workflowTaskQueue } = Policies.routing(taskQueue, policies.forType('bench.console')!);
   const connection = await Connection.connect({ address: server.address });
   const client = new Client({ connection });
   const started = Date.now();
@@ -62,26 +57,19 @@ async function main(): Promise<void> {
     await Promise.all(
       Array.from({ length: Math.min(100, tasks - i) }, (_, j) => {
         const n = i + j;
-        const spec: TaskSpec = {
-          taskId: `t-${n}`,
-          owner: n % 10 === 0 ? 'billing' : 'orders',
-          taskType: `bench.console.${n % 5}`,
-          payload: { orderId: `order-${n}` },
-          payloadVersion: 1,
-          // Spread over the next 24 hours (and a minute on): every forecast bucket holds tasks.
-          executeAt: new Date(now + 60_000 + Math.floor((n / tasks) * DAY)).toISOString(),
-          callbackUrl: 'http://127.0.0.1:9/callback',
-          maxRetries: 3,
-          timeoutMs: 30_000,
-          traceId: null,
-          priority: 3,
-          createdAt: new Date(now).toISOString(),
-          callbackTaskQueue,
-          localCallback,
-        };
-        return client.workflow.start(
-          TASK_WORKFLOW_TYPE,
-          taskStartOptions(spec, 'x'.repeat(64), workflowTaskQueue, 'REJECT_DUPLICATE', Date.now()),
+        return startPending(
+          client,
+          taskQueue,
+          policies,
+          {
+            taskId: `t-${n}`,
+            owner: n % 10 === 0 ? 'billing' : 'orders',
+            taskType: `bench.console.${n % 5}`,
+            payload: { orderId: `order-${n}` },
+            // Spread over the next 24 hours (and a minute on): every forecast bucket holds tasks.
+            executeAt: now + 60_000 + Math.floor((n / tasks) * DAY),
+          },
+          { now, startDelay: true },
         );
       }),
     );

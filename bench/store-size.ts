@@ -14,15 +14,13 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Client, Connection } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
-import { taskStartOptions } from '../src/tasks/start-options.js';
 import { DEV_SERVER_SQLITE_PRAGMAS } from '../src/temporal/dev-server.js';
-import { TASK_WORKFLOW_TYPE } from '../src/shared/constants.js';
-import type { TaskSpec } from '../src/shared/task.js';
 import { Policies } from '../src/policies.js';
 import { createTaskWorkers, runWorkers } from '../src/worker/workers.js';
 import { TemporalDevServer, temporalCli } from './infra/temporal-server.js';
 import { sleep, waitUntil } from './infra/wait.js';
 import { Child } from './infra/child.js';
+import { startPending } from './infra/pending-task.js';
 
 const { values: flags } = parseArgs({
   options: {
@@ -80,10 +78,7 @@ async function main(): Promise<void> {
   const taskQueue = 'store-size';
   const policies = new Policies({});
   // The queues and shape the API gives a task of this type (v2: the type's queue, a local callback).
-  const { workflowTaskQueue, callbackTaskQueue, localCallback } = Policies.routing(
-    taskQueue,
-    policies.forType('bench.pending')!,
-  );
+  const { workflowTaskQueue } = Policies.routing(taskQueue, policies.forType('bench.pending')!);
   const native = await NativeConnection.connect({ address: server.address });
   const workers = await createTaskWorkers({
     connection: native,
@@ -102,31 +97,18 @@ async function main(): Promise<void> {
       Array.from({ length: Math.min(50, tasks - i) }, (_, j) => {
         const taskId = `pending-${i + j}`;
         ids.push(taskId);
-        const spec: TaskSpec = {
-          taskId,
-          owner: 'default',
-          taskType: 'bench.pending',
-          payload: { orderId: `order-${i + j}`, note: 'pending' },
-          payloadVersion: 1,
-          executeAt: new Date(now + 30 * 86_400_000).toISOString(),
-          callbackUrl: 'http://127.0.0.1:9/callback',
-          maxRetries: 3,
-          timeoutMs: 30_000,
-          traceId: null,
-          priority: 3,
-          createdAt: new Date(now).toISOString(),
-          callbackTaskQueue,
-          localCallback,
-        };
-        return client.workflow.start(
-          TASK_WORKFLOW_TYPE,
-          taskStartOptions(
-            spec,
-            'x'.repeat(64), // a fingerprint's length (SHA-256, hex)
-            workflowTaskQueue,
-            'REJECT_DUPLICATE',
-            flags['start-delay'] ? Date.now() : undefined,
-          ),
+        return startPending(
+          client,
+          taskQueue,
+          policies,
+          {
+            taskId,
+            owner: 'default',
+            taskType: 'bench.pending',
+            payload: { orderId: `order-${i + j}`, note: 'pending' },
+            executeAt: now + 30 * 86_400_000,
+          },
+          { now, startDelay: flags['start-delay'] },
         );
       }),
     );

@@ -22,7 +22,7 @@ import { createAjv } from '../validation.js';
 import { CONSOLE_CSS, CONSOLE_JS } from './assets.js';
 import { newSession, RevokedSessions, SessionSigner } from './session.js';
 import { ChartCounts } from './charts/data.js';
-import type { ConsoleContext, Form } from './context.js';
+import type { AuditFields, ConsoleContext, Form } from './context.js';
 import { bulkRoutes } from './routes/bulk.js';
 import { overviewRoutes } from './routes/overview.js';
 import { taskRoutes } from './routes/tasks.js';
@@ -108,18 +108,7 @@ export async function consoleRoutes(app: FastifyInstance, options: ConsoleOption
   const page = (reply: FastifyReply, body: string, status = 200) =>
     reply.code(status).type('text/html; charset=utf-8').header('cache-control', 'no-store').send(body);
 
-  const audit = (
-    request: FastifyRequest,
-    action: string,
-    fields: {
-      taskId?: string;
-      owner?: string;
-      reason?: string;
-      outcome: string;
-      filter?: unknown;
-      jobId?: string;
-    },
-  ) => {
+  const audit = (request: FastifyRequest, action: string, fields: AuditFields) => {
     const principal = request.viewer?.principal;
     request.log.info(
       {

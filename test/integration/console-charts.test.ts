@@ -234,7 +234,6 @@ describe('console charts', () => {
         .last()
         .textContent(),
     ).resolves.toBe('33.3%');
-    await tab.screenshot({ path: join(SCREENSHOTS, 'type-charts.png'), fullPage: true });
 
     // A click on the near bar lists exactly those tasks.
     await bar.click();
@@ -310,7 +309,7 @@ describe('console charts', () => {
       expect(cells[0]).toBe(taskType);
       expect(cells[1]).toMatch(/^\d+(\.\d+)? (ms|s)$/);
       await expect(tab.locator('#lag-panel th').allTextContents()).resolves.toContain('Attempts: success');
-      await tab.screenshot({ path: join(SCREENSHOTS, 'overview-charts.png'), fullPage: true });
+      await tab.screenshot({ path: join(SCREENSHOTS, 'type-charts.png'), fullPage: true });
       await tab.context().close();
     },
     90_000,

@@ -129,7 +129,17 @@ export function renderBarChart(chart: BarChart): Html {
       <text class="axis" x="${PAD.left - 4}" y="${PAD.top + plotH}" text-anchor="end">0</text>
       ${bars} ${line}
     </svg>
-    <figcaption>${chart.title}</figcaption>
+    <figcaption>
+      ${chart.title}
+      ${
+        chart.series.length > 1 || chart.line
+          ? html`<span class="legend"
+              >${chart.series.map((series) => html`<span class="key key-${series}">${series}</span>`)}
+              ${chart.line ? html`<span class="key key-line">${chart.line.name}</span>` : ''}</span
+            >`
+          : ''
+      }
+    </figcaption>
     <details>
       <summary>Table</summary>
       <table data-chart-table="${chart.id}">
@@ -171,4 +181,9 @@ figure.chart figcaption { font-size: .85rem; color: #6b6f76; }
 .chart .series-SCHEDULED { fill: #3867d6; } .chart .series-SUCCEEDED { fill: #1b7a3a; }
 .chart .series-FAILED { fill: #b3261e; } .chart .series-CANCELLED { fill: #9aa0a6; }
 .chart .line { fill: none; stroke: #e8a317; stroke-width: 2; }
+.chart .legend { margin-left: 1rem; } .chart .key { margin-right: .8rem; }
+.chart .key::before { content: ''; display: inline-block; width: .7em; height: .7em; margin-right: .3em; }
+.chart .key-SCHEDULED::before { background: #3867d6; } .chart .key-SUCCEEDED::before { background: #1b7a3a; }
+.chart .key-FAILED::before { background: #b3261e; } .chart .key-CANCELLED::before { background: #9aa0a6; }
+.chart .key-line::before { background: #e8a317; height: .2em; vertical-align: middle; }
 `;

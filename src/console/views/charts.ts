@@ -48,26 +48,25 @@ export function chartsSection(data: ChartData, lag: LagPanel | undefined, scope:
   const whose = `${scope.taskType ? `task type ${scope.taskType}` : 'every task type'}, ${
     scope.owner ? `owner ${scope.owner}` : 'every owner'
   }`;
-  const minute = data.dueByMinute
-    ? renderBarChart({
-        id: 'due-by-minute',
-        title: 'Coming due in the next hour, by minute',
-        description: `SCHEDULED tasks of ${whose} by due time, one bar per minute (UTC).`,
-        series: ['SCHEDULED'],
-        bars: dueBars(data.dueByMinute, scope),
-        labelEvery: 10,
-      })
-    : unavailable('due-by-minute', 'Coming due in the next hour');
-  const hour = data.dueByHour
-    ? renderBarChart({
-        id: 'due-by-hour',
-        title: 'Coming due in the next 24 hours, by hour',
-        description: `SCHEDULED tasks of ${whose} by due time, one bar per hour (UTC).`,
-        series: ['SCHEDULED'],
-        bars: dueBars(data.dueByHour, scope),
-        labelEvery: 3,
-      })
-    : unavailable('due-by-hour', 'Coming due in the next 24 hours');
+  const due = (id: string, title: string, step: string, buckets: ChartData['dueByMinute'], every: number) =>
+    buckets
+      ? renderBarChart({
+          id,
+          title,
+          description: `SCHEDULED tasks of ${whose} by due time, one bar per ${step} (UTC).`,
+          series: ['SCHEDULED'],
+          bars: dueBars(buckets, scope),
+          labelEvery: every,
+        })
+      : unavailable(id, title);
+  const minute = due(
+    'due-by-minute',
+    'Coming due in the next hour, by minute',
+    'minute',
+    data.dueByMinute,
+    10,
+  );
+  const hour = due('due-by-hour', 'Coming due in the next 24 hours, by hour', 'hour', data.dueByHour, 3);
   const outcomes = data.outcomes
     ? renderBarChart({
         id: 'outcomes-by-hour',

@@ -1,0 +1,54 @@
+/**
+ * A task that waits, started with the direct client exactly as the API starts it (its type's queue
+ * and shape), for the store and console cost measurements.
+ */
+import type { Client } from '@temporalio/client';
+import { TASK_WORKFLOW_TYPE } from '../../src/shared/constants.js';
+import type { TaskSpec } from '../../src/shared/task.js';
+import { Policies } from '../../src/policies.js';
+import { taskStartOptions } from '../../src/tasks/start-options.js';
+
+export interface PendingTask {
+  taskId: string;
+  owner: string;
+  taskType: string;
+  payload: Record<string, unknown>;
+  executeAt: number;
+}
+
+/** Starts `task` on the queues `Policies.routing` gives its type; `startDelay`: with a start delay. */
+export function startPending(
+  client: Client,
+  sharedQueue: string,
+  policies: Policies,
+  task: PendingTask,
+  options: { now: number; startDelay: boolean },
+): Promise<unknown> {
+  const { workflowTaskQueue, callbackTaskQueue, localCallback } = Policies.routing(
+    sharedQueue,
+    policies.forType(task.taskType)!,
+  );
+  const spec: TaskSpec = {
+    ...task,
+    payloadVersion: 1,
+    executeAt: new Date(task.executeAt).toISOString(),
+    callbackUrl: 'http://127.0.0.1:9/callback',
+    maxRetries: 3,
+    timeoutMs: 30_000,
+    traceId: null,
+    priority: 3,
+    createdAt: new Date(options.now).toISOString(),
+    callbackTaskQueue,
+    localCallback,
+  };
+  return client.workflow.start(
+    TASK_WORKFLOW_TYPE,
+    taskStartOptions(
+      spec,
+      'x'.repeat(64), // a fingerprint's length (SHA-256, hex)
+      workflowTaskQueue,
+      'REJECT_DUPLICATE',
+      options.startDelay ? Date.now() : undefined,
+    ),
+  );
+}
