@@ -107,30 +107,35 @@ async function main(): Promise<void> {
     }
     console.log(`charts, ${label}: ${queries} count queries; ${stats(times)}`);
   }
-  const app = await buildApp({
-    config,
-    tasks: service,
-    metrics: new ApiMetrics({ readCounts: async () => ({ byStatus: {}, oldestOverdueSeconds: 0 }) }),
-  });
-  await app.register(consoleRoutes, { config, tasks: service, keys: undefined });
-  const pageTimes: number[] = [];
-  for (let r = 0; r < rounds; r++) {
+  // A new app per round: its charts' cache is empty, as on the first load of each 15 s.
+  const newApp = async () => {
+    const app = await buildApp({
+      config,
+      tasks: service,
+      metrics: new ApiMetrics({ readCounts: async () => ({ byStatus: {}, oldestOverdueSeconds: 0 }) }),
+    });
+    await app.register(consoleRoutes, { config, tasks: service, keys: undefined });
+    await app.ready();
+    return app;
+  };
+  const load = async (app: Awaited<ReturnType<typeof newApp>>) => {
     const at = performance.now();
     const response = await app.inject({ url: '/console' });
     if (response.statusCode !== 200) throw new Error(`overview answered ${response.statusCode}`);
-    pageTimes.push(performance.now() - at);
-  }
-  console.log(
-    `overview page (cards, sample table, charts; the first load of each 15 s): ${stats(pageTimes)}`,
-  );
+    return performance.now() - at;
+  };
+  const fresh: number[] = [];
   const cached: number[] = [];
   for (let r = 0; r < rounds; r++) {
-    const at = performance.now();
-    await app.inject({ url: '/console' });
-    cached.push(performance.now() - at);
+    const app = await newApp();
+    fresh.push(await load(app));
+    cached.push(await load(app));
+    await app.close();
   }
-  console.log(`overview page within the charts' 15 s cache: ${stats(cached)}`);
-  await app.close();
+  console.log(`overview page, charts counted (the first load of each 15 s): ${stats(fresh)}`);
+  console.log(
+    `overview page, charts from the 15 s cache (cards and the 500-task table only): ${stats(cached)}`,
+  );
   await connection.close();
   await server.stop();
   rmSync(dir, { recursive: true, force: true });
