@@ -58,7 +58,8 @@ export class CountBudgetExceeded extends Error {
  * Counts each range with as few queries as a sparse backlog allows: the whole span is counted once,
  * and a span is split in two only while it holds tasks, so empty stretches cost one query whatever
  * their length. A herd in every bucket costs about twice the bucket count; `budget` bounds the
- * queries (the caller shows the chart as unavailable rather than hammering visibility).
+ * queries (the caller shows the chart as unavailable rather than hammering visibility). The spans of
+ * one level are asked in parallel.
  */
 export async function countBuckets(
   spans: { start: Date; end: Date }[],
@@ -71,19 +72,22 @@ export async function countBuckets(
     if (++queries > budget) throw new CountBudgetExceeded(budget);
     return count(spans[from]!.start, spans[to - 1]!.end);
   };
-  // Work list of [from, to, known count]: iterative, so no recursion depth to worry about.
-  const pending: [number, number, number][] = [];
-  if (spans.length > 0) pending.push([0, spans.length, await ask(0, spans.length)]);
-  while (pending.length > 0) {
-    const [from, to, total] = pending.pop()!;
-    if (total === 0) continue;
-    if (to - from === 1) {
-      counts[from] = total;
-      continue;
-    }
-    const middle = Math.floor((from + to) / 2);
-    const left = await ask(from, middle);
-    pending.push([from, middle, left], [middle, to, Math.max(0, total - left)]);
+  // Level by level: the spans of one level are split with their queries in parallel, so a busy
+  // chart takes about log2(bars) round trips, not one per bar.
+  let level: [number, number, number][] =
+    spans.length > 0 ? [[0, spans.length, await ask(0, spans.length)]] : [];
+  while (level.length > 0) {
+    const busy = level.filter(([, , total]) => total > 0);
+    for (const [from, to, total] of busy) if (to - from === 1) counts[from] = total;
+    const split = busy.filter(([from, to]) => to - from > 1);
+    const lefts = await Promise.all(split.map(([from, to]) => ask(from, Math.floor((from + to) / 2))));
+    level = split.flatMap(([from, to, total], i): [number, number, number][] => {
+      const middle = Math.floor((from + to) / 2);
+      return [
+        [from, middle, lefts[i]!],
+        [middle, to, Math.max(0, total - lefts[i]!)],
+      ];
+    });
   }
   return { buckets: spans.map((span, i) => ({ ...span, count: counts[i]! })), queries };
 }
