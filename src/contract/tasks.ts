@@ -1,7 +1,6 @@
 /** Schemas of the task resource and its routes. Types come from `Static<>`, so they cannot drift. */
 import Type, { type Static } from 'typebox';
 import {
-  BATCH_TASKS,
   MAX_RETRIES,
   PRIORITY,
   TASK_ID_PATTERN,
@@ -11,9 +10,9 @@ import {
 } from '../shared/limits.js';
 import { ATTEMPT_HISTORY_LIMIT } from '../shared/constants.js';
 import { OWNER_PATTERN } from '../shared/owner.js';
-import { ClientTimeSchema, ErrorBodySchema, NullableTimestampSchema, TimestampSchema } from './common.js';
+import { ClientTimeSchema, NullableTimestampSchema, TimestampSchema } from './common.js';
 
-const TaskTypeSchema = Type.String({
+export const TaskTypeSchema = Type.String({
   pattern: TASK_TYPE_PATTERN,
   description: 'Lower-case name of the kind of task',
   examples: ['order.close_timeout'],
@@ -126,7 +125,7 @@ export const TaskErrorSchema = Type.Object({
 });
 
 /** A task as the API answers it: the example of TaskSchema and of the batch answer. */
-const TASK_EXAMPLE = {
+export const TASK_EXAMPLE = {
   taskId: 'order-10023-close',
   owner: 'orders',
   taskType: 'order.close_timeout',
@@ -221,86 +220,6 @@ export const TaskActionAnswerSchema = Type.Object(
     description: 'A task; payload, callbackUrl and attemptHistory are absent for a key without tasks:read.',
   },
 );
-
-const batchSize = {
-  minItems: BATCH_TASKS.min,
-  maxItems: BATCH_TASKS.max,
-  description: `${BATCH_TASKS.min} to ${BATCH_TASKS.max} single-create bodies, each answered on its own`,
-};
-
-/** The batch create body as documented and typed: each item is a single-create body. */
-export const CreateTasksBodySchema = Type.Object(
-  { tasks: Type.Array(CreateTaskBodySchema, batchSize) },
-  {
-    additionalProperties: false,
-    examples: [
-      {
-        tasks: [
-          {
-            taskType: 'order.close_timeout',
-            taskId: 'order-10023-close',
-            payload: { orderId: '10023' },
-            delaySeconds: 1800,
-            callbackUrl: 'https://orders.internal/callbacks/close',
-          },
-          {
-            taskType: 'order.close_timeout',
-            taskId: 'order-10024-close',
-            payload: { orderId: '10024' },
-            delaySeconds: 1800,
-            callbackUrl: 'https://orders.internal/callbacks/close',
-          },
-        ],
-      },
-    ],
-  },
-);
-
-/**
- * What the batch route validates of the whole body: its shape and size. Each item is validated
- * against CreateTaskBodySchema on its own (src/api/batch-create.ts), so that a bad item gets its own
- * answer instead of failing the others.
- */
-export const CreateTasksEnvelopeSchema = Type.Object(
-  { tasks: Type.Array(Type.Unknown(), batchSize) },
-  { additionalProperties: false },
-);
-
-export const CreateTasksResultSchema = Type.Object(
-  {
-    results: Type.Array(
-      Type.Object({
-        index: Type.Integer({ minimum: 0, description: "The item's position in the request" }),
-        status: Type.Integer({
-          description:
-            '201 created, 200 an identical task existed (idempotent repeat), else the 4xx or 5xx status a single create of this item answers',
-        }),
-        // The Task shape without its $id, so that the document inlines it rather than naming a def.
-        task: Type.Optional(Type.Object(TaskSchema.properties)),
-        error: Type.Optional(ErrorBodySchema.properties.error),
-      }),
-      { description: 'One entry per item, in request order' },
-    ),
-  },
-  {
-    examples: [
-      {
-        results: [
-          { index: 0, status: 201, task: TASK_EXAMPLE },
-          {
-            index: 1,
-            status: 409,
-            error: {
-              code: 'TASK_CONFLICT',
-              message: 'task order-10024-close exists with a different specification',
-            },
-          },
-        ],
-      },
-    ],
-  },
-);
-export type CreateTasksResult = Static<typeof CreateTasksResultSchema>;
 
 export const TaskParamsSchema = Type.Object({ taskId: TaskIdSchema });
 
@@ -405,51 +324,3 @@ export const ReplayBodySchema = Type.Object(
   },
 );
 export type ReplayBody = Static<typeof ReplayBodySchema>;
-
-const BulkOwnerSchema = Type.Optional(
-  Type.String({ pattern: OWNER_PATTERN, description: "Only this owner's tasks (default: every owner's)" }),
-);
-
-export const BulkReplayBodySchema = Type.Object(
-  {
-    taskType: Type.Optional(TaskTypeSchema),
-    owner: BulkOwnerSchema,
-    status: Type.Optional(
-      Type.Union([Type.Literal('FAILED'), Type.Literal('CANCELLED')], { default: 'FAILED' }),
-    ),
-  },
-  { additionalProperties: false, examples: [{ taskType: 'order.close_timeout', status: 'FAILED' }] },
-);
-export type BulkReplayBody = Static<typeof BulkReplayBodySchema>;
-
-export const BulkCancelBodySchema = Type.Object(
-  {
-    taskType: Type.Optional(TaskTypeSchema),
-    owner: BulkOwnerSchema,
-    status: Type.Optional(
-      Type.Union([Type.Literal('SCHEDULED'), Type.Literal('RUNNING')], { description: 'Default: both' }),
-    ),
-  },
-  { additionalProperties: false, examples: [{ taskType: 'coupon.expire' }] },
-);
-export type BulkCancelBody = Static<typeof BulkCancelBodySchema>;
-
-export const BatchJobSchema = Type.Object({
-  jobId: Type.String(),
-  operation: Type.Union([Type.Literal('replay'), Type.Literal('cancel')]),
-  state: Type.String({ description: 'RUNNING, COMPLETED or FAILED' }),
-  matched: Type.Union([Type.Integer(), Type.Null()], {
-    description:
-      'Tasks matching the filter when the job started; null while a running job has not counted them yet',
-  }),
-  completed: Type.Union([Type.Integer(), Type.Null()], {
-    description:
-      'Tasks done so far; Temporal counts them in pages of up to 1000, so a smaller job goes from 0 to all',
-  }),
-  failed: Type.Union([Type.Integer(), Type.Null()]),
-  startedAt: NullableTimestampSchema,
-  closedAt: NullableTimestampSchema,
-});
-export type BatchJob = Static<typeof BatchJobSchema>;
-
-export const BatchParamsSchema = Type.Object({ jobId: Type.String({ pattern: '^[A-Za-z0-9._:-]{1,128}$' }) });

@@ -7,9 +7,6 @@ import type { Connection, DataConverter } from '@temporalio/client';
 import type { TaskAccess } from '../auth/principal.js';
 import type { Config } from '../config.js';
 import type {
-  BatchJob,
-  BulkCancelBody,
-  BulkReplayBody,
   CreateTaskBody,
   ListTasksQuery,
   ReplayBody,
@@ -17,6 +14,7 @@ import type {
   Task,
   TaskList,
 } from '../contract/tasks.js';
+import type { BatchJob, BulkCancelBody, BulkReplayBody } from '../contract/batches.js';
 import type { Policies } from '../policies.js';
 import type { Resolver } from '../security/callback-guard.js';
 import { TemporalCalls } from '../temporal/calls.js';

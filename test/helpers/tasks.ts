@@ -2,7 +2,8 @@
  * Small waits on what a user of the API sees: a task's status through GET, a list through GET.
  */
 import { randomUUID } from 'node:crypto';
-import type { BatchJob, Task, TaskSummary } from '../../src/contract/tasks.js';
+import type { BatchJob } from '../../src/contract/batches.js';
+import type { Task, TaskSummary } from '../../src/contract/tasks.js';
 import type { Harness } from './harness.js';
 import type { ScriptedResponse } from './receiver.js';
 import { waitFor } from './wait.js';

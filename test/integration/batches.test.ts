@@ -7,7 +7,8 @@
  * test files' jobs do not count against this one's limit.
  */
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import type { BatchJob, Task } from '../../src/contract/tasks.js';
+import type { BatchJob } from '../../src/contract/batches.js';
+import type { Task } from '../../src/contract/tasks.js';
 import { DEV_SERVER_DYNAMIC_CONFIG } from '../../src/temporal/dev-server.js';
 import { startDevServer, type TestServer } from '../helpers/dev-server.js';
 import { Harness, quietRuntime } from '../helpers/harness.js';

@@ -4,7 +4,8 @@
  * Idempotency-Key; bulk cancel stops a whole type; an operator's CLI reset re-delivers too.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { BatchJob, Task } from '../../src/contract/tasks.js';
+import type { BatchJob } from '../../src/contract/batches.js';
+import type { Task } from '../../src/contract/tasks.js';
 import { Harness } from '../helpers/harness.js';
 import type { ScriptedResponse } from '../helpers/receiver.js';
 import {

@@ -15,15 +15,7 @@ import type { ApiError } from '../../errors.js';
 import { ErrorBodySchema } from '../../contract/common.js';
 import {
   TaskActionAnswerSchema,
-  BatchJobSchema,
-  BatchParamsSchema,
-  BulkCancelBodySchema,
-  BulkReplayBodySchema,
   CreateTaskBodySchema,
-  CreateTasksBodySchema,
-  CreateTasksEnvelopeSchema,
-  CreateTasksResultSchema,
-  type CreateTasksResult,
   ListTasksQuerySchema,
   ReplayBodySchema,
   RescheduleBodySchema,
@@ -32,6 +24,16 @@ import {
   TaskQuerySchema,
   TaskSchema,
 } from '../../contract/tasks.js';
+import {
+  BatchJobSchema,
+  BatchParamsSchema,
+  BulkCancelBodySchema,
+  BulkReplayBodySchema,
+  CreateTasksBodySchema,
+  CreateTasksEnvelopeSchema,
+  CreateTasksResultSchema,
+  type CreateTasksResult,
+} from '../../contract/batches.js';
 import type { TaskService } from '../../tasks/service.js';
 
 export interface TaskRoutesOptions {

@@ -1,5 +1,6 @@
 /** The forms that act on tasks: replay one with changes, and bulk actions with their batch job. */
-import type { BatchJob, Task } from '../../contract/tasks.js';
+import type { Task } from '../../contract/tasks.js';
+import type { BatchJob } from '../../contract/batches.js';
 import type { FieldProblem } from '../../validation.js';
 import { html } from '../html.js';
 import { csrf, layout, type Viewer } from './layout.js';
