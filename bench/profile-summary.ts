@@ -43,61 +43,58 @@ const { values: flags, positionals } = parseArgs({
   },
 });
 
-/** Groups, first match wins; tested against `url functionName`. */
+/**
+ * Groups, first match wins; tested against `url functionName` of a frame. Native frames have no url:
+ * `runInContext` with an empty url is V8/Node's own entry into a context, where the SDK's timeout
+ * (`isolateExecutionTimeout`) starts and joins a watchdog thread on every call.
+ */
 const GROUPS: [string, RegExp][] = [
-  ['(idle)', /^ \(idle\)$/],
   ['(garbage collector)', /^ \(garbage collector\)$/],
-  ['(program) (native, unattributed)', /^ \(program\)$/],
+  ['(program): native, unattributed', /^ \(program\)$/],
+  ['sandbox entry + vm timeout watchdog (runInContext, native)', /^(node:vm)? runInContext$/],
+  ['context reuse: globals swapped per workflow (__TEMPORAL_CALL_INTO_SCOPE)', /^evalmachine\.<anonymous> /],
   [
-    'vm entry + timeout watchdog (runInContext)',
-    /^node:vm |runInContext|vm-shared\.js|reusable-vm\.js|\/vm\.js /,
+    'promise hook: a stack trace per workflow promise (SDK, for stack trace queries)',
+    /vm-shared\.js (init|getActivator|formatCallsiteName|settled|Error\.prepareStackTrace|\(anonymous\))$| get stack$|prepareStackTrace|source-map|cutoffStackTrace|^ RegExp: /,
   ],
   [
-    'workflow thread plumbing (worker_threads messages)',
-    /workflow-worker-thread|threaded-vm|node:internal\/worker|MessagePort|structuredClone/,
+    'workflow creation: module evaluation, activator (per workflow)',
+    /workflow-bundle.* (initRuntime|__webpack_require__.*|\.\/.*\.js|fixPrototypes|Activator|__exportStar|<instance_members_initializer>)$|reusable-vm\.js (createWorkflow|dispose)$/,
+  ],
+  ['workflow code: SDK activator, commands, our workflow, converters (bundle)', /workflow-bundle/],
+  [
+    'SDK vm glue (activate, conditions, conclude)',
+    /@temporalio\/worker\/lib\/workflow\/(vm-shared|reusable-vm|vm)\.js/,
   ],
   [
-    'workflow sandbox: SDK internals (activator, commands)',
-    /@temporalio\/workflow\/lib\/(internals|worker-interface|workflow|global-overrides|cancellation-scope|flags|update-scope|stack-helpers)/,
-  ],
-  ['interceptors + workflow logger/sinks', /interceptors|logs\.js|sinks|workflow\/logger|workflow-log/],
-  [
-    'our workflow code (delayed-task)',
-    /workflow-bundle|delayed-task|webpack|shared\/(task|backoff|constants)/,
+    'thread messages: postMessage, structured clone, sink calls',
+    /workflow-worker-thread|threaded-vm|node:internal\/worker|messageport|MessagePort|structuredClone| postMessage$|JSTransferable/,
   ],
   [
     'logging (pino, PinoTemporalLogger, SDK logger)',
-    /pino|logger\.js|sonic-boom|fast-redact|observability\/logger|@temporalio\/(worker|common)\/lib\/logger/,
+    /pino|sonic-boom|fast-redact|observability\/logger|@temporalio\/(worker|common)\/lib\/logger| writev$/,
   ],
-  ['metrics (prom-client, our metrics)', /prom-client|worker\/metrics|\/metrics\.js/],
-  ['payload codec + data converter', /converter|payload-codec|data-converter|failure/],
-  ['JSON', /^ (parse|stringify)$|JSON/],
-  ['protobuf (activations, completions)', /protobufjs|@temporalio\/proto|long\/|\$protobuf|encode|decode/],
-  [
-    'gRPC / core bridge (native calls)',
-    /core-bridge|native|pollWorkflowActivation|completeWorkflowActivation|pollActivityTask|completeActivityTask/,
-  ],
+  ['metrics (prom-client, our metrics)', /prom-client|worker\/metrics/],
+  ['payload codec + data converter', /converter|payload-codec|data-converter|payload-visitor/],
+  ['JSON', /^ (parse|stringify)$/],
+  ['protobuf (activations, completions)', /protobufjs|@temporalio\/proto|long\//],
+  ['core bridge: native calls into the Rust core (poll, complete)', /core-bridge/],
   ['rxjs pipelines (SDK worker)', /rxjs/],
   [
-    'callback HTTP (undici, net, tls, crypto signing)',
-    /undici|node:net|node:_http|node:http|node:internal\/(stream|net|dns|crypto)|webhook-signature|callback-guard|activities\/callback|node:crypto|dns/,
+    'callback HTTP (undici, sockets, signing, SSRF guard)',
+    /undici|node:net|node:_http|node:http|node:internal\/(stream|net|dns|crypto|abort_controller|socketaddress)|webhook-signature|callback-guard|activities\/callback|node:crypto|dns| Hmac$|SocketAddress/,
   ],
   ['activity runtime (SDK)', /@temporalio\/(worker\/lib\/activity|activity)/],
-  ['SDK worker (other)', /@temporalio\/worker/],
-  ['@temporalio (other)', /@temporalio/],
-  ['node internals (timers, promises, events)', /^node:|internal\//],
+  ['SDK worker: activations, workflow cache bookkeeping (other)', /@temporalio\/worker/],
+  ['@temporalio/common (other)', /@temporalio/],
+  ['node internals: async hooks, timers, promises, events', /^node:|internal\/| runMicrotasks$/],
 ];
 
 function groupOf(frame: CallFrame): string {
   const key = `${frame.url} ${frame.functionName}`;
   for (const [name, pattern] of GROUPS) if (pattern.test(key)) return name;
-  return `other: ${
-    frame.url
-      .replace(/.*node_modules\//, '')
-      .split('/')
-      .slice(0, 2)
-      .join('/') || frame.functionName
-  }`;
+  const place = frame.url.replace(/.*node_modules\//, '').replace(/^file:\/\/.*\/dist\//, 'dist/');
+  return place.startsWith('dist/') ? 'our service code (dist/)' : 'other: natives (wasm, anonymous builtins)';
 }
 
 const label = (frame: CallFrame) =>

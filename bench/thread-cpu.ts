@@ -6,7 +6,7 @@
  *   npx tsx bench/thread-cpu.ts --summary <file.jsonl> [--from <ISO time>] [--to <ISO time>]
  *
  * A sample line is `{ "t": ISO time, "threads": { "<tid> <name>": cpu seconds } }`; the summary
- * groups threads by name (digits dropped: `tokio-runtime-w`, `node`, `V8 DefaultWorke`...) and
+ * groups threads by role (main JS thread, workflow threads, V8 platform + libuv, Rust core) and
  * prints each group's CPU seconds between the samples nearest `--from` and `--to`.
  */
 import { appendFileSync, readdirSync, readFileSync } from 'node:fs';
@@ -66,17 +66,37 @@ function summarize(file: string, from?: string, to?: string): void {
   const first = nearest(from, samples[0]!);
   const last = nearest(to, samples[samples.length - 1]!);
   const groups = new Map<string, number>();
+  const tids = Object.keys(last.threads).map((key) => Number(key.slice(0, key.indexOf(' '))));
+  const main = Math.min(...tids);
+  // Node names all its threads `node`: the SDK's workflow threads (worker_threads) start after the
+  // Temporal core's tokio threads, V8's platform threads and libuv's pool before them.
+  const firstTokio = Math.min(
+    ...Object.keys(last.threads)
+      .filter((key) => key.includes(' tokio'))
+      .map((key) => Number(key.slice(0, key.indexOf(' ')))),
+  );
+  const roleOf = (tid: number, name: string): string => {
+    if (tid === main) return 'main JS thread';
+    if (name === 'node')
+      return tid > firstTokio
+        ? 'workflow threads (worker_threads)'
+        : 'V8 platform + libuv (GC, compiler, I/O)';
+    if (/^(tokio|workflow-proces|temporal)/.test(name)) return 'Rust core (tokio, workflow processing)';
+    return name;
+  };
   for (const [key, seconds] of Object.entries(last.threads)) {
+    const tid = Number(key.slice(0, key.indexOf(' ')));
     const name = key.slice(key.indexOf(' ') + 1).replace(/[\d-]+$/, '');
+    const role = roleOf(tid, name);
     const delta = seconds - (first.threads[key] ?? 0);
-    groups.set(name, (groups.get(name) ?? 0) + delta);
+    groups.set(role, (groups.get(role) ?? 0) + delta);
   }
   const total = [...groups.values()].reduce((a, b) => a + b, 0);
   console.log(`${first.t} → ${last.t}: ${total.toFixed(2)} CPU s`);
   for (const [name, seconds] of [...groups].sort((a, b) => b[1] - a[1]))
     if (seconds > 0)
       console.log(
-        `${name.padEnd(20)} ${seconds.toFixed(2).padStart(8)} s  ${((100 * seconds) / total).toFixed(1).padStart(5)}%`,
+        `${name.padEnd(42)} ${seconds.toFixed(2).padStart(8)} s  ${((100 * seconds) / total).toFixed(1).padStart(5)}%`,
       );
 }
 
