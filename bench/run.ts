@@ -8,6 +8,7 @@
  *                             every scenario but create-batch
  *   --scenario <name>         only these scenarios: failing, steady, herd, create, create-batch, pending
  *   --system <name>           only these systems: ours-api, ours-direct, bullmq, settimeout
+ *   --steady-rate <n>         steady runs one trial at this rate (tasks/s), without the search
  *   --server <kind>           Temporal server of ours-api and ours-direct: `sqlite` (default), the CLI's
  *                             dev server on a SQLite file (one connection); `postgres`, Temporal Server
  *                             (same version, built once by scripts/temporal-server.sh) on a private
@@ -88,6 +89,7 @@ const { values: flags } = parseArgs({
     'api-env': { type: 'string', multiple: true },
     'worker-node-arg': { type: 'string', multiple: true },
     'api-processes': { type: 'string', default: '1' },
+    'steady-rate': { type: 'string' },
     dist: { type: 'string' },
     out: { type: 'string' },
     keep: { type: 'boolean', default: false },
@@ -122,7 +124,14 @@ const log = (message: string) => console.log(`[bench ${new Date().toISOString().
 
 async function main(): Promise<void> {
   const started = Date.now();
-  const plan = PLANS[flags.quick ? 'quick' : 'full'];
+  const basePlan = PLANS[flags.quick ? 'quick' : 'full'];
+  const steadyRate = flags['steady-rate'] === undefined ? undefined : Number(flags['steady-rate']);
+  if (steadyRate !== undefined && !(steadyRate > 0)) throw new Error('--steady-rate needs a positive number');
+  // One trial at the given rate (a profile at a known load), no search above or below it.
+  const plan =
+    steadyRate === undefined
+      ? basePlan
+      : { ...basePlan, steady: { ...basePlan.steady, headlineRate: steadyRate, stepsUp: 0, stepsDown: 0 } };
   const defaultScenarios = flags.quick ? QUICK_SCENARIO_NAMES : SCENARIO_NAMES;
   const scenarioNames = flags.scenario
     ? pick(flags.scenario, SCENARIO_NAMES, 'scenario')

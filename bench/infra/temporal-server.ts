@@ -177,7 +177,8 @@ export class TemporalDevServer implements TemporalServer {
     readonly address: string,
     readonly dbPath: string,
     readonly child: Child,
-    private readonly metricsUrl: string,
+    /** The server's Prometheus endpoint. */
+    readonly metricsUrl: string,
   ) {}
 
   static async start(cli: string, options: DevServerOptions): Promise<TemporalDevServer> {
