@@ -4,6 +4,7 @@
 import { createHash } from 'node:crypto';
 import { ApplicationFailure, Context, log } from '@temporalio/activity';
 import { Agent, buildConnector, errors as undiciErrors, request, type Dispatcher } from 'undici';
+import { envSecret } from '../config.js';
 import type { HeaderSource } from '../security/header-secrets.js';
 import { HeaderSecretError, HeaderSecrets } from '../security/header-secrets.js';
 import {
@@ -65,7 +66,7 @@ export interface CallbackDeps {
   secrets?: WebhookSecrets;
   /** Header secrets of a task type (from the policy file). */
   headersFor?: (taskType: string) => Readonly<Record<string, HeaderSource>>;
-  /** Reads header secrets' values (cached files); environment variables read as unset by default. */
+  /** Reads header secrets' values (cached files, the environment through config). */
   headerSecrets?: HeaderSecrets;
   /** Most bytes of a response body read. @defaultValue 65536 */
   maxResponseBytes?: number;
@@ -115,7 +116,7 @@ export function createActivities(deps: CallbackDeps = {}) {
     guard,
     secrets,
     headersFor,
-    headerSecrets: deps.headerSecrets ?? new HeaderSecrets(() => undefined),
+    headerSecrets: deps.headerSecrets ?? new HeaderSecrets(envSecret),
     maxResponseBytes: deps.maxResponseBytes ?? 64 * 1024,
   };
 

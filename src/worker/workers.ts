@@ -17,9 +17,8 @@ import {
   type WorkflowBundleWithSourceMap,
 } from '@temporalio/worker';
 import { createActivities, type CallbackDeps } from '../activities/callback.js';
-import { envSecret, WORKER_DEFAULTS, type Config } from '../config.js';
+import { WORKER_DEFAULTS, type Config } from '../config.js';
 import { CallbackGuard } from '../security/callback-guard.js';
-import { HeaderSecrets } from '../security/header-secrets.js';
 import { WebhookSecrets } from '../security/webhook-secrets.js';
 import { Policies } from '../policies.js';
 import { createDataConverter, failureConverterPath } from '../temporal/data-converter.js';
@@ -120,7 +119,6 @@ export async function createTaskWorkers(options: TaskWorkersOptions): Promise<Wo
   });
   const activities = createActivities({
     headersFor: (taskType) => policies.forType(taskType)?.headers ?? {},
-    headerSecrets: new HeaderSecrets(envSecret),
     ...options.callbackDeps,
     observer: metrics?.observer,
   });
