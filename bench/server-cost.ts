@@ -7,7 +7,7 @@
  *   task id are stored (start input, memo, summary, local activity marker, result);
  * - the memo and search attributes written at start, by the workflow (upserts) and at close.
  *
- *   npx tsx bench/server-cost.ts [--tasks 10] [--payload-bytes 1024] [--start-delay]
+ *   npx tsx bench/server-cost.ts [--tasks 10] [--payload-bytes 1024]
  *
  * Runs its own dev server (the bench's, with the project's pragmas and dynamic config, metrics on a
  * loopback port), the workers in this process and the API through inject, as the integration tests
@@ -34,7 +34,6 @@ const { values: flags } = parseArgs({
   options: {
     tasks: { type: 'string', default: '10' },
     'payload-bytes': { type: 'string', default: '0' },
-    'start-delay': { type: 'boolean', default: false },
   },
 });
 
@@ -117,7 +116,6 @@ async function main(): Promise<void> {
   const bundlePath = await writeWorkflowBundle();
   const h = await Harness.start({
     server: { address: server.address, workflowBundlePath: bundlePath },
-    env: flags['start-delay'] ? { TASK_START_DELAY: 'true' } : {},
   });
   try {
     const padding = 'x'.repeat(Number(flags['payload-bytes']));
@@ -163,7 +161,7 @@ async function main(): Promise<void> {
 
     console.log(`# server cost of one task (${new Date().toISOString()})\n`);
     console.log(
-      `task ${taskId}: final status ${final.body.status}, attempts ${final.body.attempts}; payload ${JSON.stringify({ orderId: marker, note: 'herd' }).length + (padding ? padding.length + 13 : 0)} B as JSON; start delay ${flags['start-delay'] ? 'on' : 'off'}\n`,
+      `task ${taskId}: final status ${final.body.status}, attempts ${final.body.attempts}; payload ${JSON.stringify({ orderId: marker, note: 'herd' }).length + (padding ? padding.length + 13 : 0)} B as JSON\n`,
     );
     console.log('## Server counts (its own metrics), per task\n');
     console.log(`| counter | 1 task | per task of ${flags.tasks} at once |`);

@@ -1,6 +1,6 @@
 /**
  * Store bytes per pending task, table by table: `npx tsx bench/store-size.ts [--tasks 1000]
- * [--start-delay] [--pragma cache_size=-65536 ...]`. Starts a dev server on a SQLite file of its own and
+ * [--pragma cache_size=-65536 ...]`. Starts a dev server on a SQLite file of its own and
  * a worker in this process, creates the tasks (due in 30 days) with the direct client exactly as the API
  * starts them, waits until every first workflow task is done, checkpoints the WAL and reads SQLite's
  * `dbstat` (the `sqlite3` CLI): bytes per task of each table and index, without the WAL's leftover size
@@ -25,7 +25,6 @@ import { startPending } from './infra/pending-task.js';
 const { values: flags } = parseArgs({
   options: {
     tasks: { type: 'string', default: '1000' },
-    'start-delay': { type: 'boolean', default: false },
     pragma: { type: 'string', multiple: true },
     close: { type: 'boolean', default: false },
   },
@@ -108,17 +107,16 @@ async function main(): Promise<void> {
             payload: { orderId: `order-${i + j}`, note: 'pending' },
             executeAt: now + 30 * 86_400_000,
           },
-          { now, startDelay: flags['start-delay'] },
+          { now, startDelay: false },
         );
       }),
     );
   }
-  // Every first workflow task done (without a start delay: a timer each), nothing left to dispatch.
+  // Every first workflow task done (a timer each), nothing left to dispatch.
   await waitUntil(
     async () => {
       const { count } = await client.workflow.count(`TaskQueue = '${workflowTaskQueue}'`);
       if (count < tasks) return false;
-      if (flags['start-delay']) return true;
       const history = await client.workflow.getHandle(ids.at(-1)!).fetchHistory();
       return (history.events ?? []).some((event) => event.timerStartedEventAttributes);
     },
@@ -126,13 +124,8 @@ async function main(): Promise<void> {
   );
   await sleep(3000);
   const pending = dbstat(server.dbPath);
-  report(
-    `${tasks} pending tasks, ${flags['start-delay'] ? 'start delay' : 'first-run timer'}`,
-    before,
-    pending,
-  );
+  report(`${tasks} pending tasks`, before, pending);
   if (flags.close) {
-    // A cancel request runs a start-delayed workflow at once, as it does one waiting on its timer.
     for (let i = 0; i < ids.length; i += 50)
       await Promise.all(ids.slice(i, i + 50).map((id) => client.workflow.getHandle(id).cancel()));
     await waitUntil(

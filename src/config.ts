@@ -35,11 +35,6 @@ export interface Config {
       | undefined;
     /** Deadline of one API call to Temporal; past it the API answers 503. @defaultValue 5000 */
     rpcTimeoutMs: number;
-    /**
-     * Start each task's workflow with a start delay up to its due time, so that it runs no workflow
-     * task until then (README, "Start delay"). @defaultValue false
-     */
-    startDelay: boolean;
   };
   api: {
     /** @defaultValue `127.0.0.1` */
@@ -134,6 +129,8 @@ export interface Config {
   /** Path of the task-type policy file; none means every type uses the default policy. */
   policiesFile: string | undefined;
   logLevel: LogLevel;
+  /** Settings still set that this version no longer reads, each with what became of it: said at boot. */
+  retired: readonly string[];
   // --- security: SSRF guard, webhook signatures, payload encryption, codec endpoint ---
   callbacks: {
     /** CIDRs callbacks may reach although the SSRF rules refuse them (never metadata addresses). */
@@ -167,6 +164,12 @@ export interface Config {
   };
 }
 
+/** Settings an earlier version read, and what replaced them. */
+const RETIRED: Readonly<Record<string, string>> = {
+  TASK_START_DELAY:
+    'every task starts at once and sleeps in a workflow timer; tasks started with a start delay before keep working (docs/architecture.md, "Start delay (retired)")',
+};
+
 export class ConfigError extends Error {
   override name = 'ConfigError';
 }
@@ -197,7 +200,6 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
             }
           : undefined,
       rpcTimeoutMs: read.int('TEMPORAL_RPC_TIMEOUT_MS', 5000, 100, 120_000),
-      startDelay: read.bool('TASK_START_DELAY', false),
     },
     api: {
       host: read.string('HOST', '127.0.0.1', /^\S+$/, 'a host name or address'),
@@ -271,6 +273,9 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     },
     policiesFile: read.optionalString('TASK_POLICIES_FILE'),
     logLevel: read.oneOf('LOG_LEVEL', 'info', LOG_LEVELS),
+    retired: Object.entries(RETIRED)
+      .filter(([name]) => env[name] !== undefined)
+      .map(([name, note]) => `${name} is no longer read: ${note}`),
     callbacks: {
       allowCidrs: read.list(
         'CALLBACK_ALLOW_CIDRS',

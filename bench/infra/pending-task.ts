@@ -16,7 +16,11 @@ export interface PendingTask {
   executeAt: number;
 }
 
-/** Starts `task` on the queues `Policies.routing` gives its type; `startDelay`: with a start delay. */
+/**
+ * Starts `task` on the queues `Policies.routing` gives its type, as the API does. `startDelay`: with
+ * a start delay up to its due time instead, so that seeding many tasks needs no worker (the console's
+ * cost, which reads visibility only); the API no longer starts tasks so (TASK_START_DELAY is retired).
+ */
 export function startPending(
   client: Client,
   sharedQueue: string,
@@ -41,14 +45,14 @@ export function startPending(
     callbackTaskQueue,
     localCallback,
   };
-  return client.workflow.start(
-    TASK_WORKFLOW_TYPE,
-    taskStartOptions(
+  const startDelay = task.executeAt - Date.now();
+  return client.workflow.start(TASK_WORKFLOW_TYPE, {
+    ...taskStartOptions(
       spec,
       'x'.repeat(64), // a fingerprint's length (SHA-256, hex)
       workflowTaskQueue,
       'REJECT_DUPLICATE',
-      options.startDelay ? Date.now() : undefined,
     ),
-  );
+    ...(options.startDelay && startDelay > 0 ? { startDelay } : {}),
+  });
 }

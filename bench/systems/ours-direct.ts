@@ -33,7 +33,7 @@ export class OursDirect implements System {
     private readonly connection: Connection,
     private readonly client: Client,
   ) {
-    // The API's settings (TASK_START_DELAY among them), so that tasks start as the API starts them.
+    // The API's settings, so that tasks start as the API starts them.
     this.config = loadConfig({ ...stack.apiEnv, CALLBACK_ALLOW_CIDRS: '127.0.0.0/8,::1/128' });
     this.guard = new CallbackGuard(this.config.callbacks);
   }
@@ -58,16 +58,10 @@ export class OursDirect implements System {
       newTaskId: randomUUID,
       guard: this.guard,
     });
-    // Exactly how the API starts a task (src/api/task-service.ts).
+    // Exactly how the API starts a task (src/tasks/commands.ts).
     await this.client.workflow.start<typeof delayedTask>(
       TASK_WORKFLOW_TYPE,
-      taskStartOptions(
-        spec,
-        fingerprint,
-        workflowTaskQueue,
-        'REJECT_DUPLICATE',
-        this.config.temporal.startDelay ? Date.now() : undefined,
-      ),
+      taskStartOptions(spec, fingerprint, workflowTaskQueue, 'REJECT_DUPLICATE'),
     );
   }
 

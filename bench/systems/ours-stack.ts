@@ -22,7 +22,7 @@ export class OursStack {
     readonly apiUrls: readonly string[],
     /** `--encryption on`: the payload key, for the direct client. */
     readonly encryptionKey: string | undefined,
-    /** `--api-env`: the direct client starts tasks as the API would with it (TASK_START_DELAY). */
+    /** `--api-env`: the direct client reads the API's settings with it (its limits, its guard). */
     readonly apiEnv: Readonly<Record<string, string>>,
   ) {}
 

@@ -20,6 +20,7 @@ import { TaskService } from '../tasks/service.js';
 
 const config = loadConfig();
 const logger = createLogger(config.logLevel, 'api');
+for (const note of config.retired) logger.warn(note);
 
 // Secure by default: no keys, no network. Checked before anything connects or listens.
 const refusal = refusalWithoutKeys(config.api.host, config.auth.keysFile);

@@ -19,14 +19,14 @@ const IDENTITY = 'delayed-task-api';
 
 type Operation = Pick<
   temporal.api.workflowservice.v1.IStartBatchOperationRequest,
-  'resetOperation' | 'signalOperation' | 'cancellationOperation' | 'reason'
+  'resetOperation' | 'signalOperation'
 >;
 
 export class BulkOperations {
   constructor(
     private readonly temporal: TemporalCalls,
     private readonly visibility: TaskVisibility,
-    private readonly options: { startDelay: boolean; now: () => number },
+    private readonly now: () => number,
   ) {}
 
   /** Replays every matching dead letter as one server-side batch reset. */
@@ -48,18 +48,15 @@ export class BulkOperations {
   }
 
   /**
-   * Cancels every matching open task as one server-side batch of `cancel` signals; with
-   * TASK_START_DELAY, of cancel requests (`temporal workflow cancel`): a signal would wait in the
-   * history of a task not yet due, which would list as SCHEDULED until then, while a cancel request
-   * runs its workflow at once.
+   * Cancels every matching open task as one server-side batch of `cancel` signals. A task started
+   * with a start delay by an earlier version (the retired TASK_START_DELAY) and not yet due keeps the
+   * signal in its history: GET says CANCELLED at once and it never calls back, but it lists as
+   * SCHEDULED until its due time, when its workflow runs and honours the signal first.
    */
   async cancel(body: BulkCancelBody): Promise<BatchJob> {
     const statuses: TaskStatus[] = body.status ? [body.status] : ['SCHEDULED', 'RUNNING'];
     const query = this.matching(body, statuses).open();
     const reason = 'bulk cancel through the API';
-    if (this.options.startDelay) {
-      return this.start('cancel', query, { cancellationOperation: { identity: IDENTITY }, reason });
-    }
     const [input] = await this.temporal.encode([defaultPayloadConverter.toPayload({ reason })]);
     return this.start('cancel', query, {
       signalOperation: { signal: cancelSignal.name, identity: IDENTITY, input: { payloads: [input!] } },
@@ -119,7 +116,7 @@ export class BulkOperations {
       matched,
       completed: null,
       failed: null,
-      startedAt: new Date(this.options.now()).toISOString(),
+      startedAt: new Date(this.now()).toISOString(),
       closedAt: null,
     };
   }

@@ -123,8 +123,9 @@ export class TaskCommands {
       await this.temporal.call<unknown>(
         () =>
           waiting
-            ? // A plain signal would wait in history until the start delay is over; signal-with-start
-              // runs the workflow now, so the task is CANCELLED at once (a closed run is not restarted).
+            ? // Started with a start delay by an earlier version (the retired TASK_START_DELAY) and not
+              // due yet: a plain signal would wait in history until then; signal-with-start runs the
+              // workflow now, so the task is CANCELLED at once (a closed run is not restarted).
               workflow.signalWithStart(TASK_WORKFLOW_TYPE, {
                 ...taskStartOptions(
                   waiting,
@@ -249,11 +250,10 @@ export class TaskCommands {
     workflowTaskQueue: string,
     reuse: 'REJECT_DUPLICATE' | 'ALLOW_DUPLICATE',
   ): Promise<void> {
-    const delayFrom = this.options.config.temporal.startDelay ? this.options.now() : undefined;
     await this.temporal.bounded(() =>
       this.temporal.client.workflow.start<typeof delayedTask>(
         TASK_WORKFLOW_TYPE,
-        taskStartOptions(spec, fingerprint, workflowTaskQueue, reuse, delayFrom),
+        taskStartOptions(spec, fingerprint, workflowTaskQueue, reuse),
       ),
     );
   }

@@ -75,7 +75,7 @@ export class TaskReader {
   /**
    * `call`'s answer, unless it has not come after `BUSY_PATIENCE_MS` and the workflow turns out to be
    * busy with a callback attempt: then `whenBusy` of the task as the server's record shows it. Or,
-   * with `whenWaiting`, the workflow still waits out its start delay (TASK_START_DELAY): the server
+   * with `whenWaiting`, the workflow still waits out a start delay (the retired TASK_START_DELAY): the server
    * holds a query until the first workflow task when the delay ends within the query's deadline, so
    * a GET or a cancel would otherwise wait for the due time (and a cancel would come after the fire).
    */
@@ -191,7 +191,10 @@ function recordedAttempts(events: HistoryEvent[]): number {
   ).length;
 }
 
-/** An open run whose start delay (TASK_START_DELAY) is not over: no workflow task has been scheduled. */
+/**
+ * An open run whose start delay is not over: no workflow task has been scheduled. Only tasks an
+ * earlier version started with the retired TASK_START_DELAY have one; they may sleep for weeks.
+ */
 function startDelayPending(description: WorkflowExecutionDescription, nowMs: number): boolean {
   return (
     description.status.name === 'RUNNING' &&

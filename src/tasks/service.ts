@@ -64,10 +64,7 @@ export class TaskService {
       now,
       resolve: options.resolve,
     });
-    this.bulk = new BulkOperations(this.temporal, this.visibility, {
-      startDelay: config.temporal.startDelay,
-      now,
-    });
+    this.bulk = new BulkOperations(this.temporal, this.visibility, now);
   }
 
   /** The task-type policies requests are checked against. */

@@ -15,12 +15,8 @@ export function taskStartOptions(
   fingerprint: string,
   taskQueue: string,
   reuse: 'REJECT_DUPLICATE' | 'ALLOW_DUPLICATE',
-  /** With TASK_START_DELAY, now (ms): the workflow is started with a start delay up to its due time. */
-  delayFrom?: number,
 ): WorkflowStartOptions<typeof delayedTask> {
-  const startDelay = delayFrom === undefined ? 0 : Date.parse(spec.executeAt) - delayFrom;
   return {
-    ...(startDelay > 0 ? { startDelay } : {}),
     workflowId: workflowIdOf(spec.owner, spec.taskId),
     taskQueue,
     args: [spec],

@@ -32,7 +32,8 @@ export function isNotRunning(err: unknown): boolean {
 
 /**
  * A query to a workflow that has not run its first workflow task yet: one started with a start delay
- * (TASK_START_DELAY) that is not due. The server answers FAILED_PRECONDITION without asking a worker.
+ * that is not due (by an earlier version, under the retired TASK_START_DELAY; such tasks may still
+ * sleep). The server answers FAILED_PRECONDITION without asking a worker.
  */
 export function isNotStartedYet(err: unknown): boolean {
   if (grpcCode(err) !== GRPC.FAILED_PRECONDITION) return false;

@@ -19,7 +19,7 @@ export const LOCAL_ACTIVITY_MARKER = 'core_local_activity';
 
 /**
  * The server's answer to a query of a workflow whose start delay is not over (no workflow task yet):
- * FAILED_PRECONDITION with this text. Exercised by test/integration/start-delay.test.ts.
+ * FAILED_PRECONDITION with this text. Exercised by test/integration/legacy-start-delay.test.ts.
  */
 export const NOT_STARTED_YET = /workflow task is not scheduled yet/i;
 

@@ -34,6 +34,4 @@ export const TEST_ENV: Readonly<Record<string, string>> = {
   CALLBACK_ALLOW_CIDRS: '127.0.0.0/8,::1/128',
   WEBHOOK_SECRET: TEST_WEBHOOK_SECRET,
   WEBHOOK_SECRETS_FILE: secretsFile,
-  // `TASK_START_DELAY=true ./scripts/test.sh` runs every test with tasks started by a start delay.
-  ...(process.env.TASK_START_DELAY ? { TASK_START_DELAY: process.env.TASK_START_DELAY } : {}),
 };

@@ -70,6 +70,14 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ PORT: 'x', MAX_PAYLOAD_DEPTH: '0' })).toThrow(/PORT[\s\S]*MAX_PAYLOAD_DEPTH/);
   });
 
+  it('names a retired setting that is still set, and reads nothing of it', () => {
+    expect(loadConfig({}).retired).toEqual([]);
+    const [note, ...rest] = loadConfig({ TASK_START_DELAY: 'true' }).retired;
+    expect(rest).toEqual([]);
+    expect(note).toMatch(/^TASK_START_DELAY is no longer read: every task starts at once/);
+    expect(loadConfig({ TASK_START_DELAY: 'true' }).temporal).toEqual(loadConfig({}).temporal);
+  });
+
   it('turns TLS on with an API key', () => {
     expect(loadConfig({ TEMPORAL_API_KEY: 'k' }).temporal.tls).toBeDefined();
   });

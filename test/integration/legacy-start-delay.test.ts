@@ -1,22 +1,24 @@
 /**
- * TASK_START_DELAY=true: a task's workflow is started with a start delay up to its due time and runs
- * no workflow task before then. What the server does with such a workflow (checked here on the real
- * dev server): it refuses queries ("Workflow task is not scheduled yet") or, when the delay ends
- * within the query's deadline, holds them until the first workflow task; a plain signal only waits in
- * history, while signal-with-start, an update and a cancel request run the workflow at once. Every
- * behaviour of the API must hold all the same: status, idempotent create, list, cancel (API, CLI
- * cancel, CLI signal), reschedule earlier and later, replay.
+ * Tasks an earlier version started with a start delay up to their due time (TASK_START_DELAY=true,
+ * retired: every task now starts at once and sleeps in a workflow timer) keep working on this
+ * version. Such a workflow runs no workflow task until it is due. What the server does with it
+ * (checked here on the real dev server): it refuses queries ("Workflow task is not scheduled yet")
+ * or, when the delay ends within the query's deadline, holds them until the first workflow task; a
+ * plain signal only waits in history, while signal-with-start, an update and a cancel request run
+ * the workflow at once. Every behaviour of the API must hold all the same: status, idempotent
+ * create, list, cancel (API, bulk, CLI cancel, CLI signal), reschedule earlier and later, replay.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isNotStartedYet } from '../../src/temporal/errors.js';
 import { statusQuery } from '../../src/workflows/delayed-task.js';
 import { Harness } from '../helpers/harness.js';
+import { startWithStartDelay } from '../helpers/start-delayed.js';
 import { uniqueId, waitForBatch, waitForList, waitForStatus } from '../helpers/tasks.js';
 import { historyEventTypes, temporalOk } from '../helpers/temporal-cli.js';
 
 let h: Harness;
 beforeAll(async () => {
-  h = await Harness.start({ env: { TASK_START_DELAY: 'true' } });
+  h = await Harness.start();
 });
 afterAll(async () => {
   await h?.stop();
@@ -25,17 +27,14 @@ afterAll(async () => {
 const STARTED = 'EVENT_TYPE_WORKFLOW_EXECUTION_STARTED';
 const count = (events: string[], type: string) => events.filter((event) => event === type).length;
 
-async function createTask(prefix: string, fields: Record<string, unknown>, taskType = h.taskType(prefix)) {
-  const body = {
-    taskType,
-    taskId: uniqueId(prefix),
-    payload: { prefix },
-    callbackUrl: h.receiver.url,
-    ...fields,
-  };
-  const created = await h.create(body);
-  expect(created.status).toBe(201);
-  return { body, task: created.task, taskId: created.task.taskId };
+async function createTask(
+  prefix: string,
+  fields: { delaySeconds: number; maxRetries?: number },
+  taskType = h.taskType(prefix),
+) {
+  const body = { taskType, taskId: uniqueId(prefix), payload: { prefix }, ...fields };
+  const task = await startWithStartDelay(h, body);
+  return { body: { ...body, callbackUrl: h.receiver.url }, task, taskId: task.taskId };
 }
 
 describe('a task that is not due yet', () => {
@@ -140,22 +139,28 @@ describe('cancel before the due time', () => {
     expect((await h.get(taskId)).body).toMatchObject({ status: 'CANCELLED', attempts: 0, firedAt: null });
   });
 
-  it('bulk cancel: a batch of cancel requests runs each waiting workflow, listed CANCELLED at once', async () => {
+  it('bulk cancel: a batch of cancel signals; GET says CANCELLED at once, the workflows honour them when due', async () => {
     const taskType = h.taskType('bulk');
     const tasks = [
-      await createTask('bulk', { delaySeconds: 60 }, taskType),
-      await createTask('bulk', { delaySeconds: 60 }, taskType),
+      await createTask('bulk', { delaySeconds: 15 }, taskType),
+      await createTask('bulk', { delaySeconds: 15 }, taskType),
     ];
-    await waitForList(h, { taskType, status: 'SCHEDULED' }, (l) => l.length === 2, '2 SCHEDULED listed');
-    const job = await h.post('/api/v1/tasks/cancel', { taskType });
+    const sentinel = await createTask('sentinel', { delaySeconds: 16 }, taskType);
+    await waitForList(h, { taskType, status: 'SCHEDULED' }, (l) => l.length === 3, '3 SCHEDULED listed');
+    const job = await h.post('/api/v1/tasks/cancel', { taskType, status: 'SCHEDULED' });
     expect(job.status).toBe(202);
-    expect(await waitForBatch(h, job.body.jobId)).toMatchObject({ completed: 2, failed: 0 });
-    // A batch of signals would leave them SCHEDULED in the list for the minute until they are due.
-    await waitForList(h, { taskType, status: 'CANCELLED' }, (l) => l.length === 2, '2 CANCELLED listed');
-    expect(Date.now()).toBeLessThan(Date.parse(tasks[0]!.task.executeAt));
+    expect(await waitForBatch(h, job.body.jobId)).toMatchObject({ completed: 3, failed: 0 });
+    expect(Date.now()).toBeLessThan(Date.parse(tasks[0]!.task.executeAt)); // else what follows proves nothing
     for (const { taskId } of tasks) {
       expect((await h.get(taskId)).body).toMatchObject({ status: 'CANCELLED', attempts: 0 });
-      expect((await h.client.workflow.getHandle(taskId).describe()).status.name).toBe('CANCELLED');
+      // The signal only waits in the history: the workflow has not run.
+      expect(await historyEventTypes(taskId)).toEqual([STARTED, 'EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED']);
+    }
+    // At the due time each workflow's first activation holds the waiting signal: CANCELLED, no callback.
+    await waitForList(h, { taskType, status: 'CANCELLED' }, (l) => l.length === 3, '3 CANCELLED listed');
+    for (const { taskId } of [...tasks, sentinel]) {
+      expect(await waitForStatus(h, taskId, 'CANCELLED')).toMatchObject({ attempts: 0, firedAt: null });
+      expect(h.receiver.callsFor(taskId)).toHaveLength(0);
     }
   });
 
