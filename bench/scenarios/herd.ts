@@ -3,8 +3,11 @@
  * set from a short calibration of each system's create rate, so creating the herd fits before it;
  * a system too slow to create N tasks within the longest lead gets as many as it created by then.
  */
+import { availableParallelism } from 'node:os';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { awaitArrivals } from '../awaiting.js';
 import { analyze } from '../deliveries.js';
+import { CpuMeter } from '../infra/cpu.js';
 import { withConcurrency } from '../load.js';
 import type { SystemName } from '../systems/system.js';
 import {
@@ -47,7 +50,7 @@ async function herdOf(ctx: ScenarioContext, name: SystemName): Promise<SystemRow
   await settle(ctx, name, 10);
   const leadS = Math.min(maxLeadS, (tasks / Math.max(rate, 1)) * 1.3 + 3);
   const run = runId('herd', name);
-  const [{ load, endedMs, stopped }, cost] = await measured(ctx, name, async () => {
+  const [{ load, endedMs, stopped, firing }, cost] = await measured(ctx, name, async () => {
     const dueMs = Date.now() + leadS * 1000;
     const load = await withConcurrency(
       ctx.systems.get(name),
@@ -61,14 +64,20 @@ async function herdOf(ctx: ScenarioContext, name: SystemName): Promise<SystemRow
         payload: { orderId: `order-${i}`, note: 'herd' },
       }),
     );
+    // CPU from the due instant to the last arrival, apart: the herd's wall is how fast the system
+    // fires, and the creates before the instant (in the whole trial's CPU) do not slow that.
+    const atDue = sleep(Math.max(0, dueMs - Date.now())).then(
+      () => new CpuMeter(ctx.systems.get(name).processes()),
+    );
     const stopped = await awaitArrivals(ctx.receiver, run, {
       expected: load.created.length,
       deadlineMs: dueMs + waitS * 1000,
     });
     const endedMs = Date.now();
+    const firing = { cpuS: (await atDue).stop(), seconds: (endedMs - dueMs) / 1000 };
     // The last workflow task (recording the callback's result) comes after the arrival: count it too.
     if (stopped === 'complete') await settle(ctx, name, 10);
-    return { load, endedMs, stopped };
+    return { load, endedMs, stopped, firing };
   });
   const deliveries = analyze(load.created, await ctx.receiver.arrivals(run), endedMs);
   await ctx.receiver.forget(run);
@@ -91,10 +100,28 @@ async function herdOf(ctx: ScenarioContext, name: SystemName): Promise<SystemRow
       'last landed after due s': Number.isFinite(deliveries.lastLandedAfterDueMs)
         ? round(deliveries.lastLandedAfterDueMs / 1000, 2)
         : null,
+      ...firingCost(firing, load.created.length),
     },
   };
   if (deliveries.lagMs) row.lagMs = deliveries.lagMs;
   return row;
+}
+
+/**
+ * From the due instant to the last arrival: CPU ms per task of each process, and the cores all of
+ * them kept busy (2 on this machine means the firing was CPU-bound).
+ */
+function firingCost(
+  firing: { cpuS: Record<string, number>; seconds: number },
+  tasks: number,
+): Record<string, string | number> {
+  const total = Object.values(firing.cpuS).reduce((sum, s) => sum + s, 0);
+  return {
+    'firing CPU ms/task': Object.entries(firing.cpuS)
+      .map(([role, s]) => `${role} ${round((s * 1000) / Math.max(tasks, 1), 1)}`)
+      .join(' · '),
+    'cores busy while firing': round(total / Math.max(firing.seconds, 0.001), 2),
+  };
 }
 
 export const herd: Scenario = {
@@ -128,6 +155,8 @@ export const herd: Scenario = {
         ENGINE_NOTE,
         'A system that could not create all tasks before the instant fires the ones it created (see `tasks`).',
         'delivered/s = callbacks ÷ (last arrival − due instant); lag = arrival − due instant.',
+        'firing CPU ms/task and cores busy: CPU of each process from the due instant until the last arrival (the creates before the instant left out); the machine has ' +
+          `${availableParallelism()} cores.`,
       ],
       seconds: (Date.now() - started) / 1000,
     };
