@@ -10,7 +10,7 @@ const OFFSET = /(?:Z|[+-]\d{2}:\d{2})$/i;
 export type Payload = Record<string, unknown>;
 
 /**
- * The refusal texts, word for word the same in every SDK (conformance/generate.ts `REASONS`; the
+ * The refusal texts, word for word the same in every SDK (conformance/client-vectors/common.ts `REASONS`; the
  * conformance runner compares them). A refusal's message is `<field> <reason>`.
  */
 export const REASONS = {

@@ -2,7 +2,8 @@
 
 Python's `json` writes bare `NaN` and any size of integer, so the payload is walked here; every
 problem becomes an `ErrorDetail` with the field path and the reason text the API (and every other
-SDK) uses. The texts are the shared conformance vectors' (`REASONS` in `conformance/generate.ts`).
+SDK) uses. The texts are the shared conformance vectors' (`REASONS` in
+`conformance/client-vectors/common.ts`).
 """
 
 from __future__ import annotations

@@ -3,8 +3,8 @@ package dev.delayedtasks.client.internal;
 /**
  * The reasons of the checks made before sending, word for word the same in every SDK of this
  * service (the conformance vectors compare them: {@code REASONS} in {@code
- * conformance/generate.ts}). An error shows them after the field: {@code delaySeconds must not be
- * negative}. Not a public API.
+ * conformance/client-vectors/common.ts}). An error shows them after the field: {@code delaySeconds
+ * must not be negative}. Not a public API.
  */
 public final class Reasons {
   public static final String NOT_FINITE = "is not a finite number";
