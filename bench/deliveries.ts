@@ -77,3 +77,26 @@ export function analyze(
     retryGapsMs: gaps.map((values) => summarize(values)),
   };
 }
+
+/**
+ * Fire lag of the tasks due in each span of `spanMs` from `startMs`, to see whether lag drifts over
+ * a long run. `spans` of them: a task due after the last span counts in it (delays carry a run's
+ * last tasks past its end), one due before the first in the first.
+ */
+export function lagBySpan(
+  created: readonly BenchTask[],
+  arrivals: readonly Arrival[],
+  {
+    startMs,
+    spanMs,
+    spans,
+    endedMs = Infinity,
+  }: { startMs: number; spanMs: number; spans: number; endedMs?: number },
+): (Summary | undefined)[] {
+  const groups: BenchTask[][] = Array.from({ length: spans }, () => []);
+  for (const task of created) {
+    const k = Math.floor((task.executeAtMs - startMs) / spanMs);
+    groups[Math.min(spans - 1, Math.max(0, k))]!.push(task);
+  }
+  return groups.map((group) => analyze(group, arrivals, endedMs).lagMs);
+}

@@ -4,9 +4,12 @@
  * everything and writes bench/results/<name>.md and .json.
  *
  * Flags (repeatable ones may be given several times):
- *   --quick                   smaller counts and shorter windows (under 2 minutes); without --scenario,
- *                             every scenario but create-batch
- *   --scenario <name>         only these scenarios: failing, steady, herd, create, create-batch, pending
+ *   --quick                   smaller counts and shorter windows (under 2 minutes from a fresh clone);
+ *                             without --scenario, every scenario but create-batch; `lag` measures
+ *                             ours-api only, for 5 s (the budget has room for one system: the one
+ *                             the lag target is about; the other rows say n/a)
+ *   --scenario <name>         only these scenarios: failing, steady, lag, herd, create, create-batch,
+ *                             pending. `lag`: fire lag at 20 tasks/s (full: 120 s per system)
  *   --system <name>           only these systems: ours-api, ours-direct, bullmq, settimeout
  *   --steady-rate <n>         steady runs one trial at this rate (tasks/s), without the search
  *   --server <kind>           Temporal server of ours-api and ours-direct: `sqlite` (default), the CLI's
@@ -52,6 +55,7 @@ import { create } from './scenarios/create.js';
 import { createBatch } from './scenarios/create-batch.js';
 import { failing } from './scenarios/failing.js';
 import { herd } from './scenarios/herd.js';
+import { lag } from './scenarios/lag.js';
 import { pending } from './scenarios/pending.js';
 import {
   QUICK_SCENARIO_NAMES,
@@ -69,6 +73,7 @@ import { mintPayloadKey } from '../src/security/payload-codec.js';
 const SCENARIOS: Record<ScenarioName, Scenario> = {
   failing,
   steady,
+  lag,
   herd,
   create,
   'create-batch': createBatch,

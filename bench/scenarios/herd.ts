@@ -50,7 +50,7 @@ async function herdOf(ctx: ScenarioContext, name: SystemName): Promise<SystemRow
   await settle(ctx, name, 10);
   const leadS = Math.min(maxLeadS, (tasks / Math.max(rate, 1)) * 1.3 + 3);
   const run = runId('herd', name);
-  const [{ load, endedMs, stopped, firing }, cost] = await measured(ctx, name, async () => {
+  const [{ load, endedMs, stopped, firing, idle }, cost] = await measured(ctx, name, async () => {
     const dueMs = Date.now() + leadS * 1000;
     const load = await withConcurrency(
       ctx.systems.get(name),
@@ -76,8 +76,8 @@ async function herdOf(ctx: ScenarioContext, name: SystemName): Promise<SystemRow
     const endedMs = Date.now();
     const firing = { cpuS: (await atDue).stop(), seconds: (endedMs - dueMs) / 1000 };
     // The last workflow task (recording the callback's result) comes after the arrival: count it too.
-    if (stopped === 'complete') await settle(ctx, name, 10);
-    return { load, endedMs, stopped, firing };
+    const idle = stopped === 'complete' && (await settle(ctx, name, 10)) !== null;
+    return { load, endedMs, stopped, firing, idle };
   });
   const deliveries = analyze(load.created, await ctx.receiver.arrivals(run), endedMs);
   await ctx.receiver.forget(run);
@@ -85,7 +85,7 @@ async function herdOf(ctx: ScenarioContext, name: SystemName): Promise<SystemRow
     `herd ${name}: ${load.created.length} created at ${load.createdPerSec.toFixed(0)}/s, due after ${leadS.toFixed(0)} s; ` +
       `last landed ${(deliveries.lastLandedAfterDueMs / 1000).toFixed(1)} s after due, ${deliveries.undelivered} undelivered`,
   );
-  await recover(ctx, name, stopped === 'complete' || deliveries.undelivered < 100 ? 20 : 0);
+  if (!idle) await recover(ctx, name, stopped === 'complete' || deliveries.undelivered < 100 ? 20 : 0);
   const row: SystemRow = {
     system: name,
     createdPerSec: round(load.createdPerSec),

@@ -8,7 +8,15 @@ import type { Summary } from '../stats.js';
 import type { SystemPool } from '../system-pool.js';
 import type { SystemName } from '../systems/system.js';
 
-export const SCENARIO_NAMES = ['failing', 'steady', 'herd', 'create', 'create-batch', 'pending'] as const;
+export const SCENARIO_NAMES = [
+  'failing',
+  'steady',
+  'lag',
+  'herd',
+  'create',
+  'create-batch',
+  'pending',
+] as const;
 export type ScenarioName = (typeof SCENARIO_NAMES)[number];
 /** What `--quick` runs without `--scenario`: create-batch is left out to keep it under 2 minutes. */
 export const QUICK_SCENARIO_NAMES: readonly ScenarioName[] = SCENARIO_NAMES.filter(

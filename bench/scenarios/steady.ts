@@ -1,11 +1,13 @@
 /**
  * steady: tasks created at a fixed rate with delays spread over a range; fire lag of each callback.
  * Every system runs the headline rate, then a short search: doublings while it keeps the p99 lag
- * under the limit, halvings while it does not. Systems run one after the other.
+ * under the limit, halvings while it does not. Systems run one after the other. `lag` runs the same
+ * trial at one low rate for longer.
  */
 import { awaitArrivals } from '../awaiting.js';
 import { analyze, type Deliveries } from '../deliveries.js';
 import { atRate, type LoadOutcome } from '../load.js';
+import type { Arrival } from '../receiver-client.js';
 import { seededRandom } from '../stats.js';
 import type { SystemName } from '../systems/system.js';
 import {
@@ -18,62 +20,87 @@ import {
   ENGINE_NOTE,
   type Scenario,
   type ScenarioContext,
+  type ScenarioName,
   type SystemRow,
 } from './scenario.js';
 
-interface Trial {
+export interface Trial {
   rate: number;
   load: LoadOutcome;
   deliveries: Deliveries;
+  /** Every callback of the trial, and when the wait for them ended: for figures beyond `deliveries`. */
+  arrivals: Arrival[];
+  endedMs: number;
   stopped: 'complete' | 'deadline' | 'failing';
+  /** The system was idle when the trial ended, so the next phase need not wait for it. */
+  idle: boolean;
   passed: boolean;
   row: SystemRow;
 }
 
-/** One rate for `windowS`; `failFast` stops the wait once the trial has certainly failed. */
-async function trial(
-  ctx: ScenarioContext,
-  name: SystemName,
-  rate: number,
-  windowS: number,
-  failFast: boolean,
-): Promise<Trial> {
-  const { delayMinS, delayMaxS, lagLimitMs, graceS } = ctx.plan.steady;
-  const run = runId('steady', name, String(rate));
+/** What a fixed-rate trial runs: `steady` takes these from its plan, `lag` from its own. */
+export interface TrialOptions {
+  /** Names the run and the task type. */
+  scenario: ScenarioName;
+  rate: number;
+  windowS: number;
+  delayMinS: number;
+  delayMaxS: number;
+  /** The trial passes when the p99 lag is under this; without one it has no verdict (and never passes). */
+  lagLimitMs?: number;
+  /** Wait for late callbacks this long after the last due time. */
+  graceS: number;
+  /** Stop the wait once the trial has certainly failed (needs `lagLimitMs`). */
+  failFast: boolean;
+}
+
+/**
+ * Creates tasks at `rate` for `windowS`, each due after a delay drawn from the range (the same seeded
+ * sequence for every system at a given rate), then waits for their callbacks.
+ */
+export async function trial(ctx: ScenarioContext, name: SystemName, options: TrialOptions): Promise<Trial> {
+  const { scenario, rate, windowS, delayMinS, delayMaxS, lagLimitMs, graceS, failFast } = options;
+  const run = runId(scenario, name, String(rate));
   const random = seededRandom(rate);
   const target = Math.round(rate * windowS);
-  const [{ load, stopped, endedMs }, cost] = await measured(ctx, name, async () => {
+  const [{ load, stopped, endedMs, idle }, cost] = await measured(ctx, name, async () => {
     const load = await atRate(
       ctx.systems.get(name),
       { rate, count: target, maxInFlight: 512, timeLimitMs: windowS * 1500 },
       (i, sentMs) => ({
         taskId: `${run}-${i}`,
-        taskType: 'bench.steady',
+        taskType: `bench.${scenario}`,
         executeAtMs: sentMs + Math.round((delayMinS + random() * (delayMaxS - delayMinS)) * 1000),
         callbackUrl: ctx.receiver.callbackUrl(run),
         maxRetries: 3,
-        payload: { orderId: `order-${i}`, note: 'steady' },
+        payload: { orderId: `order-${i}`, note: scenario },
       }),
     );
     const lastDue = Math.max(...load.created.map((task) => task.executeAtMs));
     const stopped = await awaitArrivals(ctx.receiver, run, {
       expected: load.created.length,
       deadlineMs: lastDue + graceS * 1000,
-      ...(failFast ? { failFast: { tasks: load.created, lagLimitMs } } : {}),
+      ...(failFast && lagLimitMs !== undefined ? { failFast: { tasks: load.created, lagLimitMs } } : {}),
     });
     const endedMs = Date.now();
     // The last workflow task (recording the callback's result) comes after the arrival: count it too.
-    if (stopped === 'complete') await settle(ctx, name, 10);
-    return { load, stopped, endedMs };
+    const idle = stopped === 'complete' && (await settle(ctx, name, 10)) !== null;
+    return { load, stopped, endedMs, idle };
   });
-  const deliveries = analyze(load.created, await ctx.receiver.arrivals(run), endedMs);
+  const arrivals = await ctx.receiver.arrivals(run);
+  const deliveries = analyze(load.created, arrivals, endedMs);
   await ctx.receiver.forget(run);
   const p99 = deliveries.lagMs?.p99 ?? Infinity;
   const passed =
-    stopped === 'complete' && load.failures === 0 && load.created.length >= target * 0.95 && p99 < lagLimitMs;
+    stopped === 'complete' &&
+    load.failures === 0 &&
+    load.created.length >= target * 0.95 &&
+    lagLimitMs !== undefined &&
+    p99 < lagLimitMs;
+  const verdict = lagLimitMs === undefined ? '' : ` → ${passed ? 'pass' : 'fail'}`;
   ctx.log(
-    `steady ${name} @${rate}/s: created ${load.created.length}/${target} (${load.createdPerSec.toFixed(0)}/s), ` +
-      `delivered ${deliveries.delivered}, p99 ${p99} ms, ${stopped} → ${passed ? 'pass' : 'fail'}`,
+    `${scenario} ${name} @${rate}/s: created ${load.created.length}/${target} (${load.createdPerSec.toFixed(0)}/s), ` +
+      `delivered ${deliveries.delivered}, p99 ${p99} ms, ${stopped}${verdict}`,
   );
   const row: SystemRow = {
     system: name,
@@ -92,12 +119,16 @@ async function trial(
   if (deliveries.lagMs) row.lagMs = deliveries.lagMs;
   if (stopped === 'complete') row.lost = 0;
   else row.late = deliveries.undelivered;
-  return { rate, load, deliveries, stopped, passed, row };
+  return { rate, load, deliveries, arrivals, endedMs, stopped, idle, passed, row };
 }
 
-/** A large backlog is cheaper to restart away than to wait out. */
-function settleFor(last: Trial, settleS: number): number {
-  return last.deliveries.undelivered + last.deliveries.notDue > 100 ? 0 : settleS;
+/**
+ * Readies the system for its next phase: nothing to do when the trial left it idle; a large backlog
+ * is cheaper to restart away than to wait out.
+ */
+export async function afterTrial(ctx: ScenarioContext, name: SystemName, last: Trial, settleS: number) {
+  if (last.idle) return;
+  await recover(ctx, name, last.deliveries.undelivered + last.deliveries.notDue > 100 ? 0 : settleS);
 }
 
 function describe(trials: readonly Trial[]): string {
@@ -118,15 +149,17 @@ export const steady: Scenario = {
     const started = Date.now();
     const rows: SystemRow[] = [];
     for (const name of ctx.systems.names) {
-      const trials = [await trial(ctx, name, plan.headlineRate, plan.headlineWindowS, false)];
-      await recover(ctx, name, settleFor(trials[0]!, plan.settleS));
+      const at = (rate: number, windowS: number, failFast: boolean) =>
+        trial(ctx, name, { ...plan, scenario: 'steady', rate, windowS, failFast });
+      const trials = [await at(plan.headlineRate, plan.headlineWindowS, false)];
+      await afterTrial(ctx, name, trials[0]!, plan.settleS);
       const up = trials[0]!.passed;
       const steps = up ? plan.stepsUp : plan.stepsDown;
       for (let k = 1; k <= steps; k++) {
         const rate = up ? plan.headlineRate * 2 ** k : plan.headlineRate / 2 ** k;
-        const next = await trial(ctx, name, rate, plan.searchWindowS, true);
+        const next = await at(rate, plan.searchWindowS, true);
         trials.push(next);
-        await recover(ctx, name, settleFor(next, plan.settleS));
+        await afterTrial(ctx, name, next, plan.settleS);
         if (next.passed !== up) break;
       }
       const sustained = trials.filter((t) => t.passed).map((t) => t.rate);
