@@ -1,0 +1,199 @@
+/**
+ * The callback attempts of a task that is due: each attempt one activity execution, the retry
+ * schedule the workflow's own, until success, a permanent error, exhausted retries or a cancel.
+ * Workflow code: deterministic, no I/O; the activities are imported as types only.
+ */
+import {
+  ActivityFailure,
+  ApplicationFailure,
+  CancellationScope,
+  condition,
+  isCancellation,
+  log,
+  patched,
+  proxyActivities,
+  proxyLocalActivities,
+  upsertMemo,
+} from '@temporalio/workflow';
+import type { CallbackActivities } from '../activities/callback.js';
+import { retryDelayMs, withinTotalTime } from '../shared/backoff.js';
+import { ATTEMPT_TIMEOUT_MARGIN_MS, heldRetryDelayMs, WORKFLOW_PATCHES } from '../shared/constants.js';
+import {
+  CallbackFailureType,
+  ownerOf,
+  recordAttempt,
+  type AttemptOutcome,
+  type CallbackFailureDetails,
+  type TaskError,
+  type TaskSpec,
+  type TaskState,
+} from '../shared/task.js';
+import type { TaskRun } from './task-run.js';
+
+/**
+ * Shape v2: the callback as a local activity when the input asks for it, and no search attribute or
+ * memo write while the first attempt is in flight. An input written since v2 says `localCallback`
+ * (true or false) and is v2 by construction: no patch is asked for, as each patch marker also
+ * upserts the `TemporalChangeVersion` search attribute, a visibility write. An input from before
+ * v2 takes v2 only behind `patched()`, checked when the task is due: a task still sleeping when the
+ * worker is upgraded takes the v2 path, one that had already fired replays and ends as v1.
+ */
+function isShapeV2(spec: TaskSpec): boolean {
+  return spec.localCallback !== undefined || patched(WORKFLOW_PATCHES.shapeV2);
+}
+
+/** The activity each attempt calls: local on the type's queue (v2), or a regular one on the callback queue. */
+function callbackOf(spec: TaskSpec, v2: boolean): CallbackActivities['deliverCallback'] {
+  const options = {
+    startToCloseTimeout: spec.timeoutMs + ATTEMPT_TIMEOUT_MARGIN_MS,
+    // The workflow owns the retry schedule (see below); each attempt is one activity execution.
+    retry: { maximumAttempts: 1 },
+    summary: `POST ${spec.callbackUrl}`,
+  };
+  // Shape v2: the callback runs in the worker that runs this workflow, on the task type's own queue
+  // (the input asks for it; tasks started before v2 never do). Attempts longer than the workflow
+  // task timeout stay one attempt: the SDK keeps the workflow task alive while it runs.
+  if (v2 && spec.localCallback === true)
+    return proxyLocalActivities<CallbackActivities>(options).deliverCallback;
+  return proxyActivities<CallbackActivities>({
+    ...options,
+    taskQueue: spec.callbackTaskQueue,
+    priority: { priorityKey: spec.priority },
+  }).deliverCallback;
+}
+
+/** Calls back until the task is settled; returns its final state. */
+export async function deliver(run: TaskRun): Promise<TaskState> {
+  const { spec, state, logContext, attemptHistory } = run;
+  const v2 = isShapeV2(spec);
+  // v1 writes RUNNING to visibility as the task fires; v2 leaves SCHEDULED there while the first
+  // attempt runs (the query and GET say RUNNING) and writes RUNNING only if a retry follows.
+  let runningVisible = !v2;
+  if (v2) state.status = 'RUNNING';
+  else run.setStatus('RUNNING');
+  const attemptCallback = callbackOf(spec, v2);
+  state.firedAt = new Date().toISOString();
+  // Moved on by the time spent held, which the task type's maximum total time does not count.
+  let firstAttemptAt = Date.now();
+  let holds = 0;
+  log.info('task due, calling back', { ...logContext, executeAt: state.executeAt });
+  for (let attempt = 1; ; attempt++) {
+    state.attempts = attempt;
+    state.nextAttemptAt = null;
+    const startedAt = new Date().toISOString();
+    const recordOutcome = (outcome: AttemptOutcome, statusCode?: number, error?: string): void =>
+      recordAttempt(attemptHistory, {
+        attempt,
+        startedAt,
+        finishedAt: new Date().toISOString(),
+        outcome,
+        ...(statusCode !== undefined && { statusCode }),
+        ...(error !== undefined && { error }),
+      });
+    try {
+      run.attemptScope = new CancellationScope();
+      const delivered = await run.attemptScope.run(() =>
+        attemptCallback({
+          taskId: spec.taskId,
+          owner: ownerOf(spec),
+          // Only when the input has one: an attempt's input of an older task stays as it was.
+          ...(spec.idempotencyKey !== undefined && { idempotencyKey: spec.idempotencyKey }),
+          taskType: spec.taskType,
+          payload: spec.payload,
+          payloadVersion: spec.payloadVersion,
+          executeAt: state.executeAt,
+          attempt,
+          traceId: spec.traceId,
+          callbackUrl: spec.callbackUrl,
+          timeoutMs: spec.timeoutMs,
+        }),
+      );
+      recordOutcome('SUCCEEDED', delivered.statusCode);
+      return run.finish('SUCCEEDED');
+    } catch (err) {
+      if (run.cancelRequested || isCancellation(err)) recordOutcome('CANCELLED');
+      if (run.cancelRequested) return run.finish('CANCELLED');
+      if (isCancellation(err)) throw err;
+      const failure = describeFailure(err);
+      if (failure.held) {
+        // Our configuration lacks what this callback needs (a signing or header secret): the
+        // receiver was never asked, so no attempt is spent; wait and try the same attempt again.
+        // Replay-safe without a patch: no recorded history holds a failure of this type.
+        const delay = heldRetryDelayMs(++holds);
+        state.attempts = attempt - 1;
+        state.nextAttemptAt = new Date(Date.now() + delay).toISOString();
+        if (state.lastError?.message !== failure.error.message) {
+          state.lastError = failure.error;
+          upsertMemo({ lastError: state.lastError });
+          log.warn('callback held: configuration missing', { ...logContext, error: failure.error });
+        }
+        await condition(() => run.cancelRequested, delay);
+        if (run.cancelRequested) return run.finish('CANCELLED');
+        firstAttemptAt += delay;
+        attempt--;
+        continue;
+      }
+      recordOutcome(
+        failure.retryable ? 'RETRYABLE_ERROR' : 'PERMANENT_ERROR',
+        failure.error.statusCode,
+        failure.error.message,
+      );
+      state.lastError = failure.error;
+      if (!failure.retryable || attempt > spec.maxRetries) return run.finish('FAILED');
+      const delay = retryDelayMs(attempt, failure.retryAfterMs, spec.retryPolicy);
+      // Only tasks whose type sets a maximum total time can end here; others run as before.
+      if (spec.retryPolicy && !withinTotalTime(spec.retryPolicy, firstAttemptAt, Date.now(), delay)) {
+        state.lastError = {
+          ...failure.error,
+          message: `${failure.error.message} (no further attempt: the task type's maximum total time of ${spec.retryPolicy.maxTotalSeconds} s is reached)`,
+        };
+        return run.finish('FAILED');
+      }
+      state.nextAttemptAt = new Date(Date.now() + delay).toISOString();
+      if (!runningVisible) {
+        // A retrying task is RUNNING in visibility (list by status, the overdue gauges).
+        run.setStatus('RUNNING');
+        runningVisible = true;
+      }
+      // The list and the console show attempts and the last error of a retrying task.
+      upsertMemo({ attempts: state.attempts, lastError: state.lastError });
+      log.warn('callback attempt failed, will retry', {
+        ...logContext,
+        attempt,
+        delayMs: delay,
+        error: failure.error,
+      });
+      // An immediate retry (a type's policy only; today's schedule never waits 0) sets no timer.
+      if (delay > 0) await condition(() => run.cancelRequested, delay);
+      if (run.cancelRequested) return run.finish('CANCELLED');
+    } finally {
+      run.attemptScope = undefined;
+    }
+  }
+}
+
+interface AttemptFailure {
+  error: TaskError;
+  retryable: boolean;
+  /** Not sent for want of our own configuration: no attempt spent. */
+  held?: boolean;
+  retryAfterMs?: number;
+}
+
+/** Reads what the callback activity reported; a lost worker or an attempt timeout is retryable. */
+function describeFailure(err: unknown): AttemptFailure {
+  const cause = err instanceof ActivityFailure ? err.cause : err;
+  if (cause instanceof ApplicationFailure) {
+    const details = (cause.details?.[0] ?? {}) as CallbackFailureDetails;
+    const error: TaskError = { message: cause.message };
+    if (details.statusCode !== undefined) error.statusCode = details.statusCode;
+    return {
+      error,
+      retryable: cause.type !== CallbackFailureType.Permanent,
+      held: cause.type === CallbackFailureType.Held,
+      retryAfterMs: details.retryAfterMs,
+    };
+  }
+  const message = cause instanceof Error ? cause.message : String(cause);
+  return { error: { message: `callback attempt did not complete: ${message}` }, retryable: true };
+}
