@@ -75,9 +75,10 @@ export class TaskReader {
   /**
    * `call`'s answer, unless it has not come after `BUSY_PATIENCE_MS` and the workflow turns out to be
    * busy with a callback attempt: then `whenBusy` of the task as the server's record shows it. Or,
-   * with `whenWaiting`, the workflow still waits out a start delay (the retired TASK_START_DELAY): the server
-   * holds a query until the first workflow task when the delay ends within the query's deadline, so
-   * a GET or a cancel would otherwise wait for the due time (and a cancel would come after the fire).
+   * with `whenWaiting`, the workflow still waits out a start delay (the retired TASK_START_DELAY):
+   * the server holds a query until the first workflow task when the delay ends within the query's
+   * deadline, so a GET or a cancel would otherwise wait for the due time (and a cancel would come
+   * after the fire).
    */
   async unlessBusy<T>(
     call: Promise<T>,

@@ -37,14 +37,19 @@ export class TaskRun {
   readonly attemptHistory: AttemptRecord[] = [];
   readonly state: TaskState;
   readonly logContext: Record<string, unknown>;
-  cancelRequested = false;
   /** The scope of the attempt in flight: a cancel cancels it. */
   attemptScope: CancellationScope | undefined;
+  private cancelled = false;
   private rescheduled = false;
 
   constructor(readonly spec: TaskSpec) {
     this.state = { ...initialTaskState(spec), attemptHistory: this.attemptHistory };
     this.logContext = { taskId: spec.taskId, taskType: spec.taskType, traceId: spec.traceId };
+  }
+
+  /** A cancel signal or a cancel of the run has come: nothing further may call back. */
+  get cancelRequested(): boolean {
+    return this.cancelled;
   }
 
   /** Sets the handlers; before anything else runs, so a signal waiting in history is seen first. */
@@ -91,7 +96,7 @@ export class TaskRun {
   private cancel(request: CancelRequest | undefined): void {
     if (this.state.status !== 'SCHEDULED' && this.state.status !== 'RUNNING') return;
     log.info('task cancel requested', { ...this.logContext, reason: request?.reason });
-    this.cancelRequested = true;
+    this.cancelled = true;
     this.attemptScope?.cancel();
     // Settled at once, so a query right after the signal already answers CANCELLED.
     this.finish('CANCELLED');

@@ -5,40 +5,18 @@
  */
 import type { Task } from '../../src/contract/tasks.js';
 import { Policies } from '../../src/policies.js';
-import { CallbackGuard } from '../../src/security/callback-guard.js';
 import { TASK_WORKFLOW_TYPE } from '../../src/shared/constants.js';
-import { DEFAULT_OWNER } from '../../src/shared/owner.js';
 import { initialTaskState } from '../../src/shared/task.js';
-import { buildTaskSpec } from '../../src/tasks/input.js';
 import { taskStartOptions } from '../../src/tasks/start-options.js';
 import { toTask } from '../../src/tasks/views.js';
 import type { Harness } from './harness.js';
-
-export interface DelayedStart {
-  taskType: string;
-  taskId: string;
-  payload: Record<string, unknown>;
-  delaySeconds: number;
-  maxRetries?: number;
-}
+import { oldSpec, type OldTask } from './shape-v1.js';
 
 /** Starts a task the way TASK_START_DELAY did; returns the task as the API's create answered it. */
-export async function startWithStartDelay(h: Harness, body: DelayedStart): Promise<Task> {
-  const policy = h.policies.forType(body.taskType)!;
-  const { workflowTaskQueue, ...routing } = Policies.routing(h.taskQueue, policy);
+export async function startWithStartDelay(h: Harness, body: OldTask): Promise<Task> {
   const now = Date.now();
-  const { spec, fingerprint } = buildTaskSpec(
-    { ...body, callbackUrl: h.receiver.url },
-    {
-      owner: DEFAULT_OWNER,
-      now,
-      limits: h.config.limits,
-      policy,
-      ...routing,
-      guard: new CallbackGuard(h.config.callbacks),
-      newTaskId: () => body.taskId,
-    },
-  );
+  const { workflowTaskQueue, ...routing } = Policies.routing(h.taskQueue, h.policies.forType(body.taskType)!);
+  const { spec, fingerprint } = oldSpec(h, body, now, () => routing);
   await h.client.workflow.start(TASK_WORKFLOW_TYPE, {
     ...taskStartOptions(spec, fingerprint, workflowTaskQueue, 'REJECT_DUPLICATE'),
     startDelay: Date.parse(spec.executeAt) - now,
