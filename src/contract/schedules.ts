@@ -58,16 +58,21 @@ const MaxRunsSchema = Type.Integer({
   description: 'Run at most this many times (trigger and backfill do not count), then stop firing',
 });
 
-export const OVERLAP_POLICIES = ['skip', 'bufferOne', 'bufferAll', 'allowAll', 'cancelOther'] as const;
-export type OverlapPolicy = (typeof OVERLAP_POLICIES)[number];
-
 export const OverlapSchema = Type.Union(
-  OVERLAP_POLICIES.map((policy) => Type.Literal(policy)),
+  [
+    Type.Literal('skip'),
+    Type.Literal('bufferOne'),
+    Type.Literal('bufferAll'),
+    Type.Literal('allowAll'),
+    Type.Literal('cancelOther'),
+  ],
   {
     description:
       'When a run is due while the previous occurrence is still running (waiting or retrying its callback): `skip` it (default), `bufferOne` (start it when the previous ends; at most one waits), `bufferAll` (start each in turn), `allowAll` (start it now), `cancelOther` (cancel the previous occurrence, then start)',
   },
 );
+export type OverlapPolicy = Static<typeof OverlapSchema>;
+
 const CatchupWindowSchema = duration(
   `After an outage of the service or Temporal, runs missed by at most this long still start (each once, subject to overlap); older ones are dropped. Default ${CATCHUP_WINDOW.default}, from ${CATCHUP_WINDOW.min} s to ${CATCHUP_WINDOW.max / 86_400} days`,
   ['1h'],

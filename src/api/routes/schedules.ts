@@ -264,8 +264,11 @@ export const scheduleRoutes: FastifyPluginAsyncTypebox<ScheduleRoutesOptions> = 
       },
     },
     async (request, reply) => {
-      await schedules.delete(accessFor(request.principal, request.query.owner), request.params.scheduleId);
-      request.log.info({ scheduleId: request.params.scheduleId }, 'schedule deleted');
+      const schedule = await schedules.delete(
+        accessFor(request.principal, request.query.owner),
+        request.params.scheduleId,
+      );
+      record(request, schedule, 'schedule deleted');
       return reply.code(204).send(null);
     },
   );
