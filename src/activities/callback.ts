@@ -4,7 +4,7 @@
 import { createHash } from 'node:crypto';
 import { ApplicationFailure, Context, log } from '@temporalio/activity';
 import { Agent, buildConnector, errors as undiciErrors, request, type Dispatcher } from 'undici';
-import { envSecret } from '../config.js';
+import { envSecret } from '../config/environment.js';
 import type { HeaderSource } from '../security/header-secrets.js';
 import { HeaderSecretError, HeaderSecrets } from '../security/header-secrets.js';
 import {

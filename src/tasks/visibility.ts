@@ -5,7 +5,7 @@
  */
 import proto from '@temporalio/proto';
 import type { ListTasksQuery, TaskList } from '../contract/tasks.js';
-import { invalidArgument } from '../errors.js';
+import { invalidArgument } from '../errors/catalog.js';
 import { workflowIdOf } from '../shared/owner.js';
 import type { TaskStatus } from '../shared/task.js';
 import type { ExecutionInfo, TemporalCalls } from '../temporal/calls.js';

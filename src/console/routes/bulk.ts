@@ -1,6 +1,6 @@
 /** Bulk replay and bulk cancel of one task type, and the batch job they start. */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { toFieldProblems, type FieldProblem } from '../../validation.js';
+import { toFieldProblems, type FieldProblem } from '../../validation/json-schema.js';
 import type { ConsoleContext, Form } from '../context.js';
 import { batchPage, bulkPage } from '../views/actions.js';
 

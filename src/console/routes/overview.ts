@@ -1,8 +1,8 @@
 /** The overview page (counts now, the charts, the table per task type) and each task type's page. */
 import type { FastifyInstance } from 'fastify';
 import { ANONYMOUS, hasScope, listOwner, type Principal } from '../../auth/principal.js';
-import { ApiError, ErrorCode } from '../../errors.js';
-import { toFieldProblems } from '../../validation.js';
+import { ApiError, ErrorCode } from '../../errors/catalog.js';
+import { toFieldProblems } from '../../validation/json-schema.js';
 import { loadLagPanel } from '../charts/prometheus.js';
 import type { ConsoleContext } from '../context.js';
 import { chartsSection, type ChartScopeView } from '../views/charts.js';

@@ -2,9 +2,9 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { accessFor, ANONYMOUS, hasScope, listOwner } from '../../auth/principal.js';
 import { ReplayBodySchema, type ListTasksQuery } from '../../contract/tasks.js';
-import { ApiError, ErrorCode } from '../../errors.js';
+import { ApiError, ErrorCode } from '../../errors/catalog.js';
 import { workflowIdOf } from '../../shared/owner.js';
-import { createAjv, toFieldProblems, type FieldProblem } from '../../validation.js';
+import { createAjv, toFieldProblems, type FieldProblem } from '../../validation/json-schema.js';
 import type { ConsoleContext, Form } from '../context.js';
 import { parseReplayForm, utcTime } from '../forms.js';
 import type { ReplayForm } from '../views/actions.js';
