@@ -23,9 +23,9 @@ import { CONSOLE_CSS, CONSOLE_JS } from './assets.js';
 import { newSession, RevokedSessions, SessionSigner } from './session.js';
 import { ChartCounts } from './charts/data.js';
 import type { AuditFields, ConsoleContext, Form } from './context.js';
-import { bulkRoutes } from './routes/bulk.js';
-import { overviewRoutes } from './routes/overview.js';
-import { taskRoutes } from './routes/tasks.js';
+import { consoleBulkRoutes } from './routes/bulk.js';
+import { consoleOverviewRoutes } from './routes/overview.js';
+import { consoleTaskRoutes } from './routes/tasks.js';
 import { errorPage, loginPage, type Viewer } from './views/layout.js';
 
 export interface ConsoleOptions {
@@ -274,7 +274,7 @@ export async function consoleRoutes(app: FastifyInstance, options: ConsoleOption
     requireWrite,
     reasonOf,
   };
-  overviewRoutes(app, ctx);
-  taskRoutes(app, ctx);
-  bulkRoutes(app, ctx);
+  consoleOverviewRoutes(app, ctx);
+  consoleTaskRoutes(app, ctx);
+  consoleBulkRoutes(app, ctx);
 }

@@ -4,7 +4,7 @@ import { toFieldProblems, type FieldProblem } from '../../validation/json-schema
 import type { ConsoleContext, Form } from '../context.js';
 import { batchPage, bulkPage } from '../views/actions.js';
 
-export function bulkRoutes(app: FastifyInstance, ctx: ConsoleContext): void {
+export function consoleBulkRoutes(app: FastifyInstance, ctx: ConsoleContext): void {
   const { tasks, page, viewerOf, audit, requireWrite, reasonOf, validateList } = ctx;
   type BulkFilter = { operation: 'replay' | 'cancel'; taskType: string; status: string };
   const bulkFilter = (raw: Form): BulkFilter => ({

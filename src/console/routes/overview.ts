@@ -13,7 +13,7 @@ const SAMPLE_SIZE = 500;
 const FINISHED_WINDOW_MS = 24 * 3600_000;
 const DEAD_LETTER_CAP = 1000;
 
-export function overviewRoutes(app: FastifyInstance, ctx: ConsoleContext): void {
+export function consoleOverviewRoutes(app: FastifyInstance, ctx: ConsoleContext): void {
   const { tasks, page, viewerOf, config, charts, validateList } = ctx;
   /**
    * Open tasks now; dead letters now (latest runs only: visibility keeps a replayed task's old FAILED

@@ -11,7 +11,7 @@ import type { ReplayForm } from '../views/actions.js';
 import { replayPage } from '../views/actions.js';
 import { taskPage, tasksPage, taskUrl, type ListFilters } from '../views/tasks.js';
 
-export function taskRoutes(app: FastifyInstance, ctx: ConsoleContext): void {
+export function consoleTaskRoutes(app: FastifyInstance, ctx: ConsoleContext): void {
   const { tasks, config, page, viewerOf, audit, requireWrite, reasonOf, validateList } = ctx;
   const validateReplay = createAjv().compile(ReplayBodySchema);
   app.get('/console/tasks', async (request, reply) => {
