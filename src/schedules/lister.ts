@@ -5,7 +5,7 @@
  * created a moment ago may be missing from a page or a count for about a second.
  */
 import type { ListSchedulesQuery, ScheduleList, ScheduleSummary } from '../contract/schedules.js';
-import { ApiError, ErrorCode } from '../errors.js';
+import { ApiError, ErrorCode } from '../errors/catalog.js';
 import { SEARCH_ATTRIBUTES } from '../shared/constants.js';
 import { parseWorkflowId } from '../shared/owner.js';
 import { TASK_STATUSES, type TaskStatus } from '../shared/task.js';

@@ -21,7 +21,7 @@ import type {
   TriggerScheduleBody,
   UpdateScheduleBody,
 } from '../contract/schedules.js';
-import { ApiError, ErrorCode, invalidArgument, scheduleNotFound } from '../errors.js';
+import { ApiError, ErrorCode, invalidArgument, scheduleNotFound } from '../errors/catalog.js';
 import { SEARCH_ATTRIBUTES } from '../shared/constants.js';
 import type { TaskStatus } from '../shared/task.js';
 import { parseRfc3339 } from '../tasks/input.js';

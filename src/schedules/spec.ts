@@ -3,9 +3,9 @@
  * into Temporal's ScheduleSpec and policies. Pure: `now` and the limits come in as arguments.
  */
 import type { ScheduleOverlapPolicy, ScheduleSpec } from '@temporalio/client';
-import type { Config } from '../config.js';
+import type { Config } from '../config/environment.js';
 import type { CreateScheduleBody, OverlapPolicy } from '../contract/schedules.js';
-import { ApiError, ErrorCode, invalidArgument } from '../errors.js';
+import { ApiError, ErrorCode, invalidArgument } from '../errors/catalog.js';
 import { CATCHUP_WINDOW } from '../shared/limits.js';
 import { parseRfc3339 } from '../tasks/input.js';
 import {
