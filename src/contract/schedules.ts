@@ -346,7 +346,7 @@ export const ScheduleSummarySchema = Type.Object({
   paused: Type.Boolean(),
   note: Type.Union([Type.String(), Type.Null()]),
   nextRunTime: Type.Union([TimestampSchema, Type.Null()], {
-    description: 'Null while paused or after the last run',
+    description: 'The next nominal run time (also while paused); null after the last run',
   }),
 });
 export type ScheduleSummary = Static<typeof ScheduleSummarySchema>;
