@@ -2,7 +2,7 @@
  * Who is calling: the owner an API key acts for, its scopes and its limits. Authentication
  * (src/api/auth.ts) turns a request into a Principal; the routes and the task service ask it.
  */
-import { ApiError, ErrorCode } from '../errors.js';
+import { ApiError, ErrorCode, taskNotFound } from '../errors.js';
 import { hostMatches } from '../security/address-rules.js';
 import { DEFAULT_OWNER } from '../shared/owner.js';
 
@@ -95,6 +95,57 @@ export function checkTaskAccess(
       throw permissionDenied('callbackUrl', `host ${hostname} is not among this key's callback hosts`);
     }
   }
+}
+
+/**
+ * The tasks of a page that `access` may see: the rule of every list, the API's and the console's. A
+ * summary without its callback URL (unknown) is hidden from a host-limited key.
+ */
+export function visibleTasks<T extends { taskType: string; callbackUrl?: string | null | undefined }>(
+  access: TaskAccess,
+  tasks: readonly T[],
+): T[] {
+  return tasks.filter((task) =>
+    mayAccess(access, { taskType: task.taskType, callbackUrl: task.callbackUrl ?? '' }),
+  );
+}
+
+/**
+ * `task` when `access` may read it; otherwise the answer of an absent task (404 TASK_NOT_FOUND), so a
+ * key learns nothing of its owner's tasks outside its task types and callback hosts, not even that
+ * they exist. The console reads every task through it.
+ */
+export function readableTask<T extends { taskId: string; taskType: string; callbackUrl?: string }>(
+  access: TaskAccess,
+  task: T,
+): T {
+  if (!mayAccess(access, task)) throw taskNotFound(task.taskId);
+  return task;
+}
+
+/**
+ * What counts through visibility may include for `access`: the key's task-type patterns (undefined:
+ * every type), or undefined as a whole when the key is limited to callback hosts, which visibility
+ * cannot count by (such a key gets no counts).
+ */
+export function countableTypes(access: TaskAccess): { taskTypes: readonly string[] | undefined } | undefined {
+  if (access.allowedCallbackHosts) return undefined;
+  return { taskTypes: access.allowedTaskTypes };
+}
+
+/**
+ * 403 unless a bulk operation over `taskType` (every type when undefined) stays within the key's
+ * limits: a batch cannot select by callback host, so a host-limited key may not start one, and a
+ * type-limited key names one of its types.
+ */
+export function checkBulkAccess(access: TaskAccess, taskType: string | undefined): void {
+  if (access.allowedCallbackHosts) {
+    throw permissionDenied('callbackUrl', "a bulk operation cannot keep to this key's callback hosts");
+  }
+  if (access.allowedTaskTypes && taskType === undefined) {
+    throw permissionDenied('taskType', 'is required: this key is limited to some task types');
+  }
+  if (taskType !== undefined) checkTaskAccess(access, { taskType });
 }
 
 /**

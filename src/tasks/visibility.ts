@@ -20,6 +20,8 @@ const { WorkflowExecutionStatus } = proto.temporal.api.enums.v1;
 export interface Scope {
   owner?: string | undefined;
   taskType?: string | undefined;
+  /** Only types matching these (a key's `allowedTaskTypes`: names or prefixes ending in `*`); undefined: any. */
+  taskTypes?: readonly string[] | undefined;
 }
 
 export class TaskVisibility {
@@ -33,6 +35,7 @@ export class TaskVisibility {
     let query = VisibilityQuery.tasks(this.sharedQueue);
     if (scope.owner !== undefined) query = query.owner(scope.owner);
     if (scope.taskType) query = query.is('taskType', scope.taskType);
+    if (scope.taskTypes) query = query.matchesAny('taskType', scope.taskTypes);
     return query;
   }
 
