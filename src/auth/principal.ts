@@ -98,16 +98,19 @@ export function checkTaskAccess(
 }
 
 /**
- * The tasks of a page that `access` may see: the rule of every list, the API's and the console's. A
- * summary without its callback URL (unknown) is hidden from a host-limited key.
+ * Whether `access` may see an existing task: the one rule of every read, the API's and the console's.
+ * A task whose callback URL is unknown (a list summary without it) is hidden from a host-limited key.
  */
-export function visibleTasks<T extends { taskType: string; callbackUrl?: string | null | undefined }>(
+function maySee(access: TaskAccess, task: { taskType: string; callbackUrl?: string | null }): boolean {
+  return mayAccess(access, { taskType: task.taskType, callbackUrl: task.callbackUrl ?? '' });
+}
+
+/** The tasks of a page that `access` may see (every list, the API's and the console's). */
+export function visibleTasks<T extends { taskType: string; callbackUrl?: string | null }>(
   access: TaskAccess,
   tasks: readonly T[],
 ): T[] {
-  return tasks.filter((task) =>
-    mayAccess(access, { taskType: task.taskType, callbackUrl: task.callbackUrl ?? '' }),
-  );
+  return tasks.filter((task) => maySee(access, task));
 }
 
 /**
@@ -119,7 +122,7 @@ export function readableTask<T extends { taskId: string; taskType: string; callb
   access: TaskAccess,
   task: T,
 ): T {
-  if (!mayAccess(access, task)) throw taskNotFound(task.taskId);
+  if (!maySee(access, task)) throw taskNotFound(task.taskId);
   return task;
 }
 
