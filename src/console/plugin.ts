@@ -3,6 +3,9 @@
  * the JSON API, with the same keys and scopes. A browser logs in by pasting an API key; the key stays
  * on the server and the browser holds a signed session cookie naming the key's id (src/console/session.ts;
  * HttpOnly, SameSite=Strict, Secure under TLS), which any API process with the same secret accepts. Every POST carries a CSRF token; every state-changing action writes an audit line.
+ * What a key may see and do is decided by the API's own functions (src/auth/principal.ts: owner,
+ * scopes, task-type and callback-host limits) and its requests count on the API's per-key rate
+ * limiter (`app.limitKey`): the console shows a key nothing the API would not answer it.
  * A peer of the JSON API on the same Fastify app: src/api/main.ts registers it when
  * CONSOLE_ENABLED=true, after the API (it uses the API's authentication hooks).
  */
