@@ -10,7 +10,7 @@ import {
   visibleTasks,
   type TaskAccess,
 } from '../../src/auth/principal.js';
-import { ApiError, ErrorCode } from '../../src/errors.js';
+import { ApiError, ErrorCode } from '../../src/errors/catalog.js';
 
 const access = (limits: Partial<TaskAccess>): TaskAccess => ({
   owner: 'shop',
