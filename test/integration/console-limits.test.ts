@@ -171,6 +171,17 @@ describe('a key limited to some task types or callback hosts, in the console', (
       expect(posted.status).toBe(404);
       expect(posted.body).not.toContain(SECRET);
       expect(posted.body).not.toContain(h.receiver.url);
+      // Its actions answer as an absent task's, and do nothing on the server.
+      const before = (await api('GET', `/api/v1/tasks/${taskId}`, 'full')).body;
+      const later = new Date(Date.now() + 7_200_000).toISOString().slice(0, 16);
+      const moved = await browser.post(`/console/tasks/${taskId}/reschedule`, {
+        executeAt: later,
+        reason: 'x',
+      });
+      expect(moved.status).toBe(404);
+      expect((await browser.post(`/console/tasks/${taskId}/cancel`, { reason: 'x' })).status).toBe(404);
+      const after = (await api('GET', `/api/v1/tasks/${taskId}`, 'full')).body;
+      expect([after.status, after.executeAt]).toEqual(['SCHEDULED', before.executeAt]);
     },
   );
 
