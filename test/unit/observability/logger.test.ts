@@ -3,8 +3,8 @@
  * (`?api_key=dts_...`, which some clients do) is logged without the query string, as callback URLs are.
  */
 import type { FastifyInstance } from 'fastify';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { createLogger } from '../../../src/observability/logger.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createLogger, redactUrl } from '../../../src/observability/logger.js';
 import { offlineApp, type OfflineApp } from '../../helpers/offline-app.js';
 
 const SECRET = 'dts_k1_c2VjcmV0LXRoYXQtbXVzdC1uZXZlci1iZS1sb2dnZWQ';
@@ -34,3 +34,12 @@ it.each(['/healthz', '/api/v1/tasks/t-1', '/no-such-route'])(
     expect(text).not.toContain('c2VjcmV0');
   },
 );
+
+describe('redactUrl', () => {
+  it.each([
+    ['http://x.test/a?token=s', 'http://x.test/a?[redacted]'],
+    ['https://u:p@x.test/a', 'https://[redacted]@x.test/a'],
+    ['http://x.test/a', 'http://x.test/a'],
+    ['/path?q=1', '/path?[redacted]'],
+  ])('%s → %s', (input, expected) => expect(redactUrl(input)).toBe(expected));
+});
