@@ -9,8 +9,8 @@ import {
   readableTask,
   visibleTasks,
   type TaskAccess,
-} from '../../src/auth/principal.js';
-import { ApiError, ErrorCode } from '../../src/errors/catalog.js';
+} from '../../../src/auth/principal.js';
+import { ApiError, ErrorCode } from '../../../src/errors/catalog.js';
 
 const access = (limits: Partial<TaskAccess>): TaskAccess => ({
   owner: 'shop',
