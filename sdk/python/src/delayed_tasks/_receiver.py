@@ -139,7 +139,7 @@ class CallbackReceiver(Generic[H]):
             reply.headers.append(("allow", "POST"))
             return reply
         try:
-            signed_id = self._verifier.verify(headers, body) if self._verifier else None
+            signed_id = None if self._verifier is None else self._verifier.verify(headers, body)
         except InvalidCallbackError as exc:
             logger.warning("callback refused: %s", exc)
             return Reply.refused(401, exc.reason)
