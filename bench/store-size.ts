@@ -15,7 +15,7 @@ import { parseArgs } from 'node:util';
 import { Client, Connection } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 import { DEV_SERVER_SQLITE_PRAGMAS } from '../src/temporal/dev-server.js';
-import { Policies } from '../src/policies.js';
+import { Policies } from '../src/task-types/policies.js';
 import { createTaskWorkers, runWorkers } from '../src/worker/workers.js';
 import { TemporalDevServer, temporalCli } from './infra/temporal-server.js';
 import { sleep, waitUntil } from './infra/wait.js';

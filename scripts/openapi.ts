@@ -9,8 +9,8 @@ import { fileURLToPath } from 'node:url';
 import { buildApp } from '../src/api/app.js';
 import { ApiMetrics } from '../src/api/metrics.js';
 import { TaskService } from '../src/tasks/service.js';
-import { loadConfig } from '../src/config.js';
-import { Policies } from '../src/policies.js';
+import { loadConfig } from '../src/config/environment.js';
+import { Policies } from '../src/task-types/policies.js';
 import { apiConnection } from '../src/temporal/connection.js';
 
 export const OPENAPI_PATH = fileURLToPath(new URL('../docs/openapi.json', import.meta.url));

@@ -5,7 +5,7 @@
 import type { Client } from '@temporalio/client';
 import { TASK_WORKFLOW_TYPE } from '../../src/shared/constants.js';
 import type { TaskSpec } from '../../src/shared/task.js';
-import { Policies } from '../../src/policies.js';
+import { Policies } from '../../src/task-types/policies.js';
 import { taskStartOptions } from '../../src/tasks/start-options.js';
 
 export interface PendingTask {

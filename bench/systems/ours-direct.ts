@@ -6,8 +6,8 @@
 import { randomUUID } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
 import { buildTaskSpec } from '../../src/tasks/input.js';
-import { loadConfig } from '../../src/config.js';
-import { Policies } from '../../src/policies.js';
+import { loadConfig } from '../../src/config/environment.js';
+import { Policies } from '../../src/task-types/policies.js';
 import { CallbackGuard } from '../../src/security/callback-guard.js';
 import { taskStartOptions } from '../../src/tasks/start-options.js';
 import { TASK_WORKFLOW_TYPE } from '../../src/shared/constants.js';

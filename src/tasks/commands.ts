@@ -6,10 +6,10 @@
 import { randomUUID } from 'node:crypto';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import { checkTaskAccess, type TaskAccess } from '../auth/principal.js';
-import type { Config } from '../config.js';
+import type { Config } from '../config/environment.js';
 import type { CreateTaskBody, ReplayBody, RescheduleBody, Task } from '../contract/tasks.js';
-import { ApiError, ErrorCode, invalidArgument, taskNotFound } from '../errors.js';
-import { Policies, type TaskTypePolicy } from '../policies.js';
+import { ApiError, ErrorCode, invalidArgument, taskNotFound } from '../errors/catalog.js';
+import { Policies, type TaskTypePolicy } from '../task-types/policies.js';
 import {
   CallbackGuard,
   CallbackRefusedError,

@@ -17,10 +17,10 @@ import {
   type WorkflowBundleWithSourceMap,
 } from '@temporalio/worker';
 import { createActivities, type CallbackDeps } from '../activities/callback.js';
-import { WORKER_DEFAULTS, type Config } from '../config.js';
+import { WORKER_DEFAULTS, type Config } from '../config/environment.js';
 import { CallbackGuard } from '../security/callback-guard.js';
 import { WebhookSecrets } from '../security/webhook-secrets.js';
-import { Policies } from '../policies.js';
+import { Policies } from '../task-types/policies.js';
 import { createDataConverter, failureConverterPath } from '../temporal/data-converter.js';
 import type { TaskSinks } from '../shared/sinks.js';
 import type { WorkerMetrics } from './metrics.js';

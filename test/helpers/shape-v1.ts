@@ -4,7 +4,7 @@
  */
 import { buildTaskSpec } from '../../src/tasks/input.js';
 import { taskStartOptions } from '../../src/tasks/start-options.js';
-import { Policies, type TaskTypePolicy } from '../../src/policies.js';
+import { Policies, type TaskTypePolicy } from '../../src/task-types/policies.js';
 import { CallbackGuard } from '../../src/security/callback-guard.js';
 import { TASK_WORKFLOW_TYPE } from '../../src/shared/constants.js';
 import { DEFAULT_OWNER } from '../../src/shared/owner.js';

@@ -4,7 +4,7 @@
  * Such tasks may still be sleeping in a deployment that upgrades; the tests prove they keep working.
  */
 import type { Task } from '../../src/contract/tasks.js';
-import { Policies } from '../../src/policies.js';
+import { Policies } from '../../src/task-types/policies.js';
 import { TASK_WORKFLOW_TYPE } from '../../src/shared/constants.js';
 import { initialTaskState } from '../../src/shared/task.js';
 import { taskStartOptions } from '../../src/tasks/start-options.js';

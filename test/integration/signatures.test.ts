@@ -10,7 +10,7 @@ import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTaskSpec } from '../../src/tasks/input.js';
 import { taskStartOptions } from '../../src/tasks/start-options.js';
-import { Policies } from '../../src/policies.js';
+import { Policies } from '../../src/task-types/policies.js';
 import { CallbackGuard } from '../../src/security/callback-guard.js';
 import { TASK_WORKFLOW_TYPE } from '../../src/shared/constants.js';
 import { mintWebhookSecret, webhookId } from '../../src/security/webhook-signature.js';

@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createActivities } from '../../src/activities/callback.js';
-import { Policies } from '../../src/policies.js';
+import { Policies } from '../../src/task-types/policies.js';
 import { WORKFLOW_PATCHES } from '../../src/shared/constants.js';
 import { bundleTaskWorkflows, callbackDepsFromConfig, runWorkers } from '../../src/worker/workers.js';
 import { Harness } from '../helpers/harness.js';

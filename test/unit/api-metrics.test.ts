@@ -5,8 +5,8 @@ import { apiConnection } from '../../src/temporal/connection.js';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ApiMetrics, taskCountsReader } from '../../src/api/metrics.js';
 import { TaskService } from '../../src/tasks/service.js';
-import { loadConfig } from '../../src/config.js';
-import { Policies } from '../../src/policies.js';
+import { loadConfig } from '../../src/config/environment.js';
+import { Policies } from '../../src/task-types/policies.js';
 
 const config = loadConfig({ TEMPORAL_ADDRESS: '127.0.0.1:1', TEMPORAL_RPC_TIMEOUT_MS: '300' });
 const connection = apiConnection(config.temporal);

@@ -1,21 +1,23 @@
 /**
- * The configuration's documentation is complete both ways: every key src/config.ts reads is in
+ * The configuration's documentation is complete both ways: every key src/config/environment.ts reads is in
  * .env.example and in the configuration table of docs/configuration.md, and every key those two list is read somewhere
- * (by src/config.ts, or by a script or the test harness, which the table says). The example policy
+ * (by src/config/environment.ts, or by a script or the test harness, which the table says). The example policy
  * file loads and uses every field a policy file may have.
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.js';
-import { loadPolicies, PolicyFileSchema, PolicySchema } from '../../src/policies.js';
+import { loadConfig } from '../../src/config/environment.js';
+import { loadPolicies, PolicyFileSchema, PolicySchema } from '../../src/task-types/policies.js';
 
 const read = (path: string) => readFileSync(path, 'utf8');
 
-/** Keys src/config.ts reads: the first argument of each `read.<kind>('KEY', ...)`. */
+/** Keys src/config/environment.ts reads: the first argument of each `read.<kind>('KEY', ...)`. */
 function configKeys(): Set<string> {
   return new Set(
-    [...read('src/config.ts').matchAll(/read\s*\.\s*\w+\(\s*'([A-Z][A-Z0-9_]*)'/g)].map((m) => m[1]!),
+    [...read('src/config/environment.ts').matchAll(/read\s*\.\s*\w+\(\s*'([A-Z][A-Z0-9_]*)'/g)].map(
+      (m) => m[1]!,
+    ),
   );
 }
 
@@ -54,7 +56,7 @@ function otherReaders(): string {
 describe('configuration keys', () => {
   const fromConfig = configKeys();
 
-  it('src/config.ts reads the keys this test finds (the parser is not blind)', () => {
+  it('src/config/environment.ts reads the keys this test finds (the parser is not blind)', () => {
     expect(fromConfig.size).toBeGreaterThan(40);
     for (const key of ['TEMPORAL_ADDRESS', 'TEMPORAL_RPC_TIMEOUT_MS', 'CODEC_AUTH_TOKEN', 'LOG_LEVEL']) {
       expect(fromConfig).toContain(key);
@@ -64,7 +66,7 @@ describe('configuration keys', () => {
   it.each([
     ['.env.example', envExampleKeys],
     ['docs/configuration.md table', docKeys],
-  ])('%s lists every key src/config.ts reads', (_name, documented) => {
+  ])('%s lists every key src/config/environment.ts reads', (_name, documented) => {
     expect([...fromConfig].filter((key) => !documented().has(key))).toEqual([]);
   });
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../src/config.js';
-import { PolicyError, Policies } from '../../src/policies.js';
+import { ConfigError, loadConfig } from '../../src/config/environment.js';
+import { PolicyError, Policies } from '../../src/task-types/policies.js';
 
 describe('loadConfig', () => {
   it('applies defaults and freezes the result', () => {

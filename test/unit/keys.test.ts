@@ -22,7 +22,7 @@ import {
 import { checkTaskAccess, hasScope, ownerAccess, taskTypeMatches } from '../../src/auth/principal.js';
 import { isLoopbackHost, refusalWithoutKeys } from '../../src/auth/secure-default.js';
 import { runKeysCommand, UsageError } from '../../src/cli/keys.js';
-import { ApiError } from '../../src/errors.js';
+import { ApiError } from '../../src/errors/catalog.js';
 import { WebhookSecrets } from '../../src/security/webhook-secrets.js';
 
 const minted = mintKey();

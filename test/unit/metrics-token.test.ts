@@ -10,8 +10,8 @@ import { buildApp } from '../../src/api/app.js';
 import { ApiMetrics } from '../../src/api/metrics.js';
 import { TaskService } from '../../src/tasks/service.js';
 import { mintKey } from '../../src/auth/keys.js';
-import { loadConfig } from '../../src/config.js';
-import { Policies } from '../../src/policies.js';
+import { loadConfig } from '../../src/config/environment.js';
+import { Policies } from '../../src/task-types/policies.js';
 
 const TOKEN = 'metrics-token-for-tests-0123456789';
 let app: FastifyInstance;

@@ -8,12 +8,12 @@ import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiConnection } from '../../src/temporal/connection.js';
 import { buildApp } from '../../src/api/app.js';
-import { ErrorCode } from '../../src/errors.js';
+import { ErrorCode } from '../../src/errors/catalog.js';
 import { ApiMetrics } from '../../src/api/metrics.js';
 import { TaskService } from '../../src/tasks/service.js';
-import { loadConfig } from '../../src/config.js';
-import { Policies } from '../../src/policies.js';
-import { createAjv } from '../../src/validation.js';
+import { loadConfig } from '../../src/config/environment.js';
+import { Policies } from '../../src/task-types/policies.js';
+import { createAjv } from '../../src/validation/json-schema.js';
 
 let app: FastifyInstance;
 let connection: Connection;

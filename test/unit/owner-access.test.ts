@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { accessFor, listOwner } from '../../src/auth/principal.js';
-import { ApiError } from '../../src/errors.js';
+import { ApiError } from '../../src/errors/catalog.js';
 import type { Principal } from '../../src/auth/principal.js';
 import { offlineApp, type OfflineApp } from '../helpers/offline-app.js';
 

@@ -3,7 +3,7 @@
  * 400 naming pageToken.
  */
 import { describe, expect, it } from 'vitest';
-import { ApiError } from '../../src/errors.js';
+import { ApiError } from '../../src/errors/catalog.js';
 import { decodePageToken, encodePageToken } from '../../src/tasks/page-token.js';
 
 const QUERY = "WorkflowType = 'delayedTask' AND TaskType = 'order.close'";

@@ -6,9 +6,9 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../src/config.js';
+import { ConfigError, loadConfig } from '../../src/config/environment.js';
 import { redactUrl } from '../../src/observability/logger.js';
-import { Policies } from '../../src/policies.js';
+import { Policies } from '../../src/task-types/policies.js';
 import {
   AesGcmPayloadCodec,
   loadPayloadKeyring,
@@ -16,11 +16,8 @@ import {
   type PayloadKeyring,
 } from '../../src/security/payload-codec.js';
 import { HeaderSecrets } from '../../src/security/header-secrets.js';
-import {
-  ownersWithoutSigningSecret,
-  ownerOfWorkflow,
-  WebhookSecrets,
-} from '../../src/security/webhook-secrets.js';
+import { ownersWithoutSigningSecret, WebhookSecrets } from '../../src/security/webhook-secrets.js';
+import { parseWorkflowId } from '../../src/shared/owner.js';
 import { signWebhook, webhookId } from '../../src/security/webhook-signature.js';
 
 const ring = (current: string, ...ids: string[]): PayloadKeyring => ({
@@ -149,8 +146,8 @@ describe('signatures and ids', () => {
     expect(webhookId('order.10023:close')).toMatch(/^msg_[0-9a-f]{32}$/);
     expect(webhookId('a')).toBe(webhookId('a'));
     expect(webhookId('orders/a')).not.toBe(webhookId('a'));
-    expect(ownerOfWorkflow('order-1')).toBe('default');
-    expect(ownerOfWorkflow('orders/order-1')).toBe('orders');
+    expect(parseWorkflowId('order-1').owner).toBe('default');
+    expect(parseWorkflowId('orders/order-1').owner).toBe('orders');
   });
 });
 

@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { loadPolicies, Policies, PolicyError, type PolicyFile } from '../../src/policies.js';
+import { loadPolicies, Policies, PolicyError, type PolicyFile } from '../../src/task-types/policies.js';
 import { DEFAULT_RETRY_POLICY } from '../../src/shared/backoff.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'catalog-'));

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ApiError } from '../../src/errors.js';
+import { ApiError } from '../../src/errors/catalog.js';
 import {
   buildTaskSpec,
   checkCallbackUrl,
@@ -8,8 +8,8 @@ import {
   parseRfc3339,
   resolveWhen,
 } from '../../src/tasks/input.js';
-import { loadConfig } from '../../src/config.js';
-import { Policies } from '../../src/policies.js';
+import { loadConfig } from '../../src/config/environment.js';
+import { Policies } from '../../src/task-types/policies.js';
 
 const limits = loadConfig({}).limits;
 const now = Date.parse('2026-12-02T10:00:00.000Z');

@@ -6,8 +6,8 @@ import { readFileSync } from 'node:fs';
 import { isAbsolute, resolve as resolvePath } from 'node:path';
 import type { Ajv, ValidateFunction } from 'ajv';
 import Type, { type Static } from 'typebox';
-import { DEFAULT_RETRY_POLICY, type RetryPolicy } from './shared/backoff.js';
-import { toFieldProblems, type FieldProblem } from './validation.js';
+import { DEFAULT_RETRY_POLICY, type RetryPolicy } from '../shared/backoff.js';
+import { toFieldProblems, type FieldProblem } from '../validation/json-schema.js';
 
 /** `payloadVersion` as a key of the `schemas` section. */
 export const PAYLOAD_VERSION_KEY_PATTERN = '^[1-9][0-9]{0,9}$';

@@ -6,19 +6,19 @@ import { readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Ajv } from 'ajv';
 import Type, { type Static } from 'typebox';
-import { callbackTaskQueue, DEFAULT_POLICY_NAME, typeWorkflowTaskQueue } from './shared/constants.js';
-import { MAX_RETRIES, TASK_TYPE_PATTERN, TIMEOUT_MS } from './shared/limits.js';
-import type { RetryPolicy } from './shared/backoff.js';
+import { callbackTaskQueue, DEFAULT_POLICY_NAME, typeWorkflowTaskQueue } from '../shared/constants.js';
+import { MAX_RETRIES, TASK_TYPE_PATTERN, TIMEOUT_MS } from '../shared/limits.js';
+import type { RetryPolicy } from '../shared/backoff.js';
 import {
   CatalogError,
   PayloadSchemas,
   resolveRetryPolicy,
   RetrySectionSchema,
   SchemasSectionSchema,
-} from './task-catalog.js';
-import { createAjv, toFieldProblems } from './validation.js';
-import { type CallbackGuard, CallbackRefusedError } from './security/callback-guard.js';
-import { HEADER_NAME_PATTERN, headerProblems, type HeaderSource } from './security/header-secrets.js';
+} from './catalog.js';
+import { createAjv, toFieldProblems } from '../validation/json-schema.js';
+import { type CallbackGuard, CallbackRefusedError } from '../security/callback-guard.js';
+import { HEADER_NAME_PATTERN, headerProblems, type HeaderSource } from '../security/header-secrets.js';
 
 const range = (limits: { min: number; max: number }, what: string) =>
   Type.Object(
@@ -84,7 +84,7 @@ export const PolicySchema = Type.Object(
         description: 'Callback attempts per second across all workers',
       }),
     ),
-    // Catalog (src/task-catalog.ts): retry schedule and payload schemas.
+    // Catalog (src/task-types/catalog.ts): retry schedule and payload schemas.
     retry: Type.Optional(RetrySectionSchema),
     schemas: Type.Optional(SchemasSectionSchema),
     // --- security: header secrets ---

@@ -4,8 +4,8 @@
  */
 
 import { isIP } from 'node:net';
-import { parseAllowCidr, parseCidr } from './security/address-rules.js';
-import { isWebhookSecret } from './security/webhook-signature.js';
+import { parseAllowCidr, parseCidr } from '../security/address-rules.js';
+import { isWebhookSecret } from '../security/webhook-signature.js';
 import { EnvReader, type Env } from './env-reader.js';
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';

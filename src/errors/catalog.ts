@@ -2,7 +2,7 @@
  * The API's one catalog of errors: a stable machine code, its HTTP status and a message.
  * Every error body is `{"error": {"code", "message", "details"?}}`.
  */
-import type { FieldProblem } from './validation.js';
+import type { FieldProblem } from '../validation/json-schema.js';
 
 export const ErrorCode = {
   InvalidArgument: 'INVALID_ARGUMENT',

@@ -1,6 +1,6 @@
 /**
  * Reads typed values from an environment object, collecting every problem instead of failing at
- * the first, so that a bad deployment hears about all of them at once (src/config.ts).
+ * the first, so that a bad deployment hears about all of them at once (src/config/environment.ts).
  */
 export type Env = Record<string, string | undefined>;
 
