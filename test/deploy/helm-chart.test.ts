@@ -5,7 +5,7 @@
  */
 import { readdirSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config/environment.js';
 import { isRecord, readRepoJson, readRepoText, repoPath } from './support.js';
 
 const CHART = 'deploy/helm/delayed-tasks';
