@@ -44,6 +44,8 @@ describe('the Helm chart', () => {
       const names = variablesIn(template);
       expect(names.length).toBeGreaterThan(5);
       expect(names.filter((name) => !reads.has(name))).toEqual([]);
+      // Read, but only to say at boot that it is no longer read (an empty value keeps every default).
+      expect(loadConfig(Object.fromEntries(names.map((name) => [name, '']))).retired).toEqual([]);
     }
   });
 

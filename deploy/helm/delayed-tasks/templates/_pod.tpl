@@ -14,7 +14,7 @@ connection and secrets; each its own command, port, probes and process settings.
 serviceAccountName: {{ include "dt.serviceAccountName" $root }}
 automountServiceAccountToken: false
 enableServiceLinks: false
-terminationGracePeriodSeconds: {{ add $v.shutdownGraceSeconds $root.Values.terminationMarginSeconds }}
+terminationGracePeriodSeconds: {{ add $v.shutdownGraceSeconds (ternary $v.shutdownNotReadySeconds 0 $isApi) $root.Values.terminationMarginSeconds }}
 securityContext:
   {{- toYaml $root.Values.podSecurityContext | nindent 2 }}
 {{- with $root.Values.imagePullSecrets }}
