@@ -108,7 +108,7 @@ containers:
       - {name: TEMPORAL_TLS_CA_PATH, value: {{ printf "%s/%s" $paths.temporalTls . | quote }}}
       {{- end }}
       {{- end }}
-      {{- with $root.Values.extraEnv }}
+      {{- with $v.extraEnv }}
       {{- toYaml . | nindent 6 }}
       {{- end }}
     startupProbe:
