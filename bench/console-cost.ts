@@ -23,6 +23,7 @@ import { Child } from './infra/child.js';
 import { startPending } from './infra/pending-task.js';
 import { TemporalDevServer, temporalCli } from './infra/temporal-server.js';
 import { waitUntil } from './infra/wait.js';
+import { routeNewTask } from '../src/shared/task-queues.js';
 
 const { values: flags } = parseArgs({
   options: { tasks: { type: 'string', default: '100000' }, rounds: { type: 'string', default: '5' } },
@@ -48,7 +49,7 @@ async function main(): Promise<void> {
   });
   const taskQueue = 'console-cost';
   const policies = new Policies({});
-  const { workflowTaskQueue } = Policies.routing(taskQueue, policies.forType('bench.console')!);
+  const { workflowTaskQueue } = routeNewTask(taskQueue, policies.forType('bench.console')!);
   const connection = await Connection.connect({ address: server.address });
   const client = new Client({ connection });
   const started = Date.now();

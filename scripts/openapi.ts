@@ -1,7 +1,7 @@
 /**
  * Writes docs/openapi.json: the API's OpenAPI document, generated from the routes' TypeBox schemas
  * (the one source of the wire contract). The SDKs' wire-type tests read the committed file, and
- * test/unit/openapi.test.ts fails when it is stale. `npm run openapi` rewrites it; `--check` only
+ * test/unit/api/app.openapi.test.ts fails when it is stale. `npm run openapi` rewrites it; `--check` only
  * compares. No Temporal is needed: the app is built against an unreachable address and never listens.
  */
 import { readFileSync, writeFileSync } from 'node:fs';

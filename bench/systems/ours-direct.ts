@@ -19,6 +19,7 @@ import { loadPayloadKeyring } from '../../src/security/payload-codec.js';
 import { createDataConverter } from '../../src/temporal/data-converter.js';
 import { encryptionEnv, type OursStack } from './ours-stack.js';
 import { createRequest, type BenchTask, type System } from './system.js';
+import { routeNewTask } from '../../src/shared/task-queues.js';
 
 export class OursDirect implements System {
   readonly name = 'ours-direct';
@@ -48,7 +49,7 @@ export class OursDirect implements System {
 
   async create(task: BenchTask): Promise<void> {
     const policy = this.policies.forType(task.taskType)!;
-    const { workflowTaskQueue, ...routing } = Policies.routing(this.stack.taskQueue, policy);
+    const { workflowTaskQueue, ...routing } = routeNewTask(this.stack.taskQueue, policy);
     const { spec, fingerprint } = buildTaskSpec(createRequest(task), {
       owner: DEFAULT_OWNER,
       now: Date.now(),

@@ -6,6 +6,7 @@
 import { isIP } from 'node:net';
 import { parseAllowCidr, parseCidr } from '../security/address-rules.js';
 import { isWebhookSecret } from '../security/webhook-signature.js';
+import { DEFAULT_TASK_QUEUE } from '../shared/task-queues.js';
 import { EnvReader, type Env } from './env-reader.js';
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
@@ -199,7 +200,12 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     temporal: {
       address: read.string('TEMPORAL_ADDRESS', 'localhost:7233', /^[^\s:]+:\d{1,5}$/, 'host:port'),
       namespace: read.string('TEMPORAL_NAMESPACE', 'default', /^[A-Za-z0-9._-]{1,255}$/, 'a namespace name'),
-      taskQueue: read.string('TASK_QUEUE', 'delayed-tasks', /^[A-Za-z0-9._-]{1,200}$/, 'a task queue name'),
+      taskQueue: read.string(
+        'TASK_QUEUE',
+        DEFAULT_TASK_QUEUE,
+        /^[A-Za-z0-9._-]{1,200}$/,
+        'a task queue name',
+      ),
       apiKey,
       tls:
         tlsWanted || certPath || apiKey

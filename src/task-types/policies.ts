@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Ajv } from 'ajv';
 import Type, { type Static } from 'typebox';
-import { callbackTaskQueue, DEFAULT_POLICY_NAME, typeWorkflowTaskQueue } from '../shared/constants.js';
+import { DEFAULT_POLICY_NAME } from '../shared/constants.js';
 import { MAX_RETRIES, TASK_TYPE_PATTERN, TIMEOUT_MS } from '../shared/limits.js';
 import type { RetryPolicy } from '../shared/backoff.js';
 import {
@@ -181,27 +181,6 @@ export class Policies {
   /** Every policy, the default one first: one callback worker each. */
   all(): TaskTypePolicy[] {
     return [this.fallback, ...this.declared.values()];
-  }
-
-  /** Callback task queue of a policy under the given workflow task queue. */
-  static taskQueue(taskQueue: string, policy: TaskTypePolicy): string {
-    return callbackTaskQueue(taskQueue, policy.name);
-  }
-
-  /**
-   * Where a new task of a policy runs (workflow shape v2): its workflow on the type's own queue, and
-   * its callback as a local activity there, unless the type has a `ratePerSecond`: the server's
-   * rate limit only counts regular activities, so those keep them on the callback queue.
-   */
-  static routing(
-    taskQueue: string,
-    policy: TaskTypePolicy,
-  ): { workflowTaskQueue: string; callbackTaskQueue: string; localCallback: boolean } {
-    return {
-      workflowTaskQueue: typeWorkflowTaskQueue(taskQueue, policy.name),
-      callbackTaskQueue: callbackTaskQueue(taskQueue, policy.name),
-      localCallback: policy.ratePerSecond === undefined,
-    };
   }
 }
 

@@ -210,7 +210,7 @@ export interface CreateContext {
   limits: Limits;
   policy: TaskTypePolicy;
   callbackTaskQueue: string;
-  /** Workflow shape v2: call back with a local activity or not (`Policies.routing`); absent: a pre-v2 input. */
+  /** Workflow shape v2: call back with a local activity or not (`routeNewTask` in src/shared/task-queues.ts); absent: a pre-v2 input. */
   localCallback?: boolean;
   newTaskId: () => string;
   /** The SSRF rules; the default one refuses every exception. */

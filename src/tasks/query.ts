@@ -3,7 +3,8 @@
  * come from a fixed list and every value is quoted here, after a check that it cannot leave its
  * quotes (values are checked by the contract's patterns before, this is the second line).
  */
-import { SEARCH_ATTRIBUTES, TASK_WORKFLOW_TYPE, typeTaskQueuePrefix } from '../shared/constants.js';
+import { SEARCH_ATTRIBUTES, TASK_WORKFLOW_TYPE } from '../shared/constants.js';
+import { typeQueuePrefix } from '../shared/task-queues.js';
 import { DEFAULT_OWNER } from '../shared/owner.js';
 import type { TaskStatus } from '../shared/task.js';
 
@@ -47,7 +48,7 @@ export class VisibilityQuery {
     const { workflowType, taskQueue } = ATTRIBUTES;
     return new VisibilityQuery([
       `${workflowType} = ${quote(TASK_WORKFLOW_TYPE)}`,
-      `(${taskQueue} = ${quote(sharedQueue)} OR ${taskQueue} STARTS_WITH ${quote(typeTaskQueuePrefix(sharedQueue))})`,
+      `(${taskQueue} = ${quote(sharedQueue)} OR ${taskQueue} STARTS_WITH ${quote(typeQueuePrefix(sharedQueue))})`,
     ]);
   }
 
@@ -84,6 +85,21 @@ export class VisibilityQuery {
 
   startsWith(attribute: Attribute, prefix: string): VisibilityQuery {
     return this.and(`${ATTRIBUTES[attribute]} STARTS_WITH ${quote(prefix)}`);
+  }
+
+  /**
+   * `attribute` equals one of `patterns`, or starts with what precedes the `*` of a pattern ending in
+   * one (a key's task types: `order.close`, `order.*`; a keys file holds at least one).
+   */
+  matchesAny(attribute: Attribute, patterns: readonly string[]): VisibilityQuery {
+    const name = ATTRIBUTES[attribute];
+    if (patterns.length === 0) throw new Error('matchesAny needs at least one pattern');
+    const alternatives = patterns.map((pattern) =>
+      pattern.endsWith('*')
+        ? `${name} STARTS_WITH ${quote(pattern.slice(0, -1))}`
+        : `${name} = ${quote(pattern)}`,
+    );
+    return this.and(`(${alternatives.join(' OR ')})`);
   }
 
   /** `from <= attribute < to` (ms); either end may be open. */
