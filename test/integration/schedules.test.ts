@@ -130,8 +130,18 @@ describe('list', () => {
       });
       expect(answer.status).toBe(201);
     }
-    const list = async (query: string) =>
-      (await h.call('GET', `/api/v1/schedules?taskType=${taskType}${query}`)).body;
+    // A page describes each schedule (a query of its scheduler workflow): on a loaded machine one may
+    // answer 503 UNAVAILABLE past TEMPORAL_RPC_TIMEOUT_MS; ask again then.
+    const list = (query: string) =>
+      waitFor(
+        async () => {
+          const answer = await h.call('GET', `/api/v1/schedules?taskType=${taskType}${query}`);
+          if (answer.status === 503) return false;
+          expect(answer.status).toBe(200);
+          return answer.body;
+        },
+        { what: `the list ${query}` },
+      );
     const idsOf = (body: { schedules: { scheduleId: string }[] }) =>
       body.schedules.map((s) => s.scheduleId).sort();
     await waitFor(async () => idsOf(await list('')).length === 3, { what: 'three schedules listed' });
