@@ -313,7 +313,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     },
   };
   const { keys, currentKeyId, keysFile } = config.encryption;
-  if (Object.keys(keys).length > 0 && !keysFile && (!currentKeyId || !(currentKeyId in keys))) {
+  if (Object.keys(keys).length > 0 && !keysFile && (!currentKeyId || !Object.hasOwn(keys, currentKeyId))) {
     problems.push('PAYLOAD_ENCRYPTION_CURRENT_KEY_ID must name one of the keys in PAYLOAD_ENCRYPTION_KEYS');
   }
   if (problems.length > 0) {
