@@ -14,6 +14,14 @@ const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debu
 /** Worker settings that `createTaskWorkers` also falls back on when its caller gives none. */
 export const WORKER_DEFAULTS = { maxCachedWorkflows: 500, maxConcurrentWorkflowTasks: 100 } as const;
 
+/** How long the HTTP servers wait for a client (`Config.http`), defaults of the four settings. */
+export const HTTP_TIMEOUT_DEFAULTS = {
+  requestTimeoutMs: 60_000,
+  headersTimeoutMs: 10_000,
+  keepAliveTimeoutMs: 5_000,
+  connectionTimeoutMs: 60_000,
+} as const;
+
 export interface Config {
   temporal: {
     /** host:port of the Temporal frontend. @defaultValue `localhost:7233` */
@@ -98,6 +106,20 @@ export interface Config {
     trustProxy: string[];
     /** Send `Strict-Transport-Security` (max-age in seconds) on answers served over https. @defaultValue 0 (off) */
     hstsMaxAgeSeconds: number;
+    /**
+     * Longest a client may take to send a whole request, headers and body; past it the socket is
+     * closed. Bounds a client that drips its request a byte at a time. @defaultValue 60000
+     */
+    requestTimeoutMs: number;
+    /** Longest a client may take to send a request's headers (at most `requestTimeoutMs`). @defaultValue 10000 */
+    headersTimeoutMs: number;
+    /**
+     * How long an idle keep-alive connection stays open after an answer. Behind a load balancer,
+     * set it above the balancer's idle timeout (AWS ALB: 60 s). @defaultValue 5000
+     */
+    keepAliveTimeoutMs: number;
+    /** A socket on which nothing moves either way this long is closed. @defaultValue 60000 */
+    connectionTimeoutMs: number;
   };
   metrics: {
     /** When set, `/metrics` of the API requires `Authorization: Bearer <token>`. */
@@ -248,6 +270,30 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
         'a CIDR or an address',
       ),
       hstsMaxAgeSeconds: read.int('HSTS_MAX_AGE_SECONDS', 0, 0, 2 * 365 * 24 * 3600),
+      requestTimeoutMs: read.int(
+        'HTTP_REQUEST_TIMEOUT_MS',
+        HTTP_TIMEOUT_DEFAULTS.requestTimeoutMs,
+        100,
+        3_600_000,
+      ),
+      headersTimeoutMs: read.int(
+        'HTTP_HEADERS_TIMEOUT_MS',
+        HTTP_TIMEOUT_DEFAULTS.headersTimeoutMs,
+        100,
+        3_600_000,
+      ),
+      keepAliveTimeoutMs: read.int(
+        'HTTP_KEEP_ALIVE_TIMEOUT_MS',
+        HTTP_TIMEOUT_DEFAULTS.keepAliveTimeoutMs,
+        100,
+        3_600_000,
+      ),
+      connectionTimeoutMs: read.int(
+        'HTTP_CONNECTION_TIMEOUT_MS',
+        HTTP_TIMEOUT_DEFAULTS.connectionTimeoutMs,
+        100,
+        3_600_000,
+      ),
     },
     metrics: {
       token:
@@ -312,6 +358,11 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
       corsOrigins: read.list('CODEC_CORS_ORIGINS', isOrigin, 'an origin such as http://localhost:8233'),
     },
   };
+  if (config.http.headersTimeoutMs > config.http.requestTimeoutMs) {
+    problems.push(
+      'HTTP_HEADERS_TIMEOUT_MS must not exceed HTTP_REQUEST_TIMEOUT_MS (the headers are part of the request)',
+    );
+  }
   const { keys, currentKeyId, keysFile } = config.encryption;
   if (Object.keys(keys).length > 0 && !keysFile && (!currentKeyId || !Object.hasOwn(keys, currentKeyId))) {
     problems.push('PAYLOAD_ENCRYPTION_CURRENT_KEY_ID must name one of the keys in PAYLOAD_ENCRYPTION_KEYS');

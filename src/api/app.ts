@@ -5,14 +5,27 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { PayloadCodec } from '@temporalio/common';
-import Fastify, { type FastifyError, type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import Fastify, {
+  type FastifyError,
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyServerOptions,
+} from 'fastify';
 import type { KeyStore } from '../auth/key-store.js';
 import type { Config } from '../config.js';
 import { BATCH_TASKS } from '../shared/limits.js';
 import { createAjv, toFieldProblems } from '../validation.js';
 import { registerAuth, SECURITY_SCHEME } from './auth.js';
-import { ApiError, ERROR_DESCRIPTIONS, ErrorCode, PayloadSchemaError, schemaViolation } from '../errors.js';
+import {
+  ApiError,
+  ERROR_DESCRIPTIONS,
+  ErrorCode,
+  invalidArgument,
+  PayloadSchemaError,
+  schemaViolation,
+} from '../errors.js';
 import { BODY_LEVELS_ABOVE_PAYLOAD, parseJsonText } from '../http/json-body.js';
+import { serverOptions } from '../http/server-timeouts.js';
 import type { ApiMetrics } from './metrics.js';
 import { codecRoutes } from './routes/codec.js';
 import { healthRoutes } from './routes/health.js';
@@ -45,6 +58,12 @@ declare module 'fastify' {
 const ENVELOPE_BYTES = 64 * 1024;
 /** Room for the fields around each payload of a batch (taskId, callbackUrl up to 2 KB, traceId...). */
 const BATCH_ITEM_ENVELOPE_BYTES = 4 * 1024;
+/**
+ * Longest path parameter the router matches: well past the longest task id (128), so that every id
+ * reaches its route's schema (which answers a too-long one 400 naming the field); a longer one is
+ * answered 400 in the API's envelope too (`frameworkErrors`), never in Fastify's own 414 body.
+ */
+const MAX_PARAM_LENGTH = 512;
 
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const { config, tasks, metrics } = options;
@@ -55,6 +74,14 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     return503OnClosing: true,
     // Only these proxies' X-Forwarded-* headers are believed (request.ip, request.protocol).
     trustProxy: config.http.trustProxy.length > 0 ? config.http.trustProxy : false,
+    // A client dripping its request, or idling on a socket, is cut off (src/http/server-timeouts.ts).
+    http: serverOptions(config.http),
+    requestTimeout: config.http.requestTimeoutMs,
+    keepAliveTimeout: config.http.keepAliveTimeoutMs,
+    connectionTimeout: config.http.connectionTimeoutMs,
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
+    // What the router refuses before any route runs answers in the API's envelope like the rest.
+    frameworkErrors: (error, _request, reply) => void answerRouterError(error, reply),
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   if (config.http.hstsMaxAgeSeconds > 0) {
@@ -234,6 +261,17 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     });
   }
   return app;
+}
+
+/** The answer to a request the router refused (a path parameter too long, a bad percent-encoding). */
+function answerRouterError(error: FastifyError, reply: FastifyReply): FastifyReply {
+  const apiError =
+    error.code === 'FST_ERR_MAX_PARAM_LENGTH'
+      ? invalidArgument('path', `has a segment over ${MAX_PARAM_LENGTH} characters`)
+      : error.code === 'FST_ERR_BAD_URL'
+        ? invalidArgument('path', 'is not a valid URL (a bad percent-encoding)')
+        : toApiError(error);
+  return reply.code(apiError.status).send(apiError.toBody());
 }
 
 function toApiError(error: FastifyError | ApiError): ApiError {

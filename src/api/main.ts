@@ -14,7 +14,8 @@ import { apiConnection } from '../temporal/connection.js';
 import { createDataConverter } from '../temporal/data-converter.js';
 import { consoleRoutes } from '../console/plugin.js';
 import { buildApp } from './app.js';
-import { bearerMatches } from './routes/health.js';
+import { bearerMatches } from '../security/bearer-token.js';
+import { applySocketTimeout, serverOptions } from '../http/server-timeouts.js';
 import { ApiMetrics, taskCountsReader } from './metrics.js';
 import { TaskService } from '../tasks/service.js';
 
@@ -81,7 +82,7 @@ if (config.console.enabled) await app.register(consoleRoutes, { config, tasks, k
 const metricsServer =
   config.metrics.port === undefined
     ? undefined
-    : createServer((req, res) => {
+    : createServer(serverOptions(config.http), (req, res) => {
         if (req.method !== 'GET' || (req.url ?? '').split('?')[0] !== '/metrics') {
           res.writeHead(404, { 'content-type': 'text/plain' }).end('only GET /metrics here\n');
           return;
@@ -118,6 +119,7 @@ process.on('SIGINT', () => void close('SIGINT'));
 await app.listen({ host: config.api.host, port: config.api.port });
 if (metricsServer && config.metrics.port !== undefined) {
   const { host, port } = config.metrics;
+  applySocketTimeout(metricsServer, config.http);
   await new Promise<void>((resolve) => metricsServer.listen(port, host, resolve));
   logger.info({ metrics: `http://${host}:${port}/metrics` }, 'metrics served on their own port');
 }

@@ -69,6 +69,8 @@ const http = await startWorkerHttp({
   host: config.worker.host,
   port: config.worker.port,
   logger,
+  metricsToken: config.metrics.token,
+  timeouts: config.http,
   ready: workerReadiness({
     workers: () => workers,
     checkTemporal: () =>

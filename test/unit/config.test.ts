@@ -27,7 +27,14 @@ describe('loadConfig', () => {
       failuresPerMinuteGlobal: 600,
     });
     // No proxy is trusted and no HSTS is pinned on a laptop's first run.
-    expect(config.http).toEqual({ trustProxy: [], hstsMaxAgeSeconds: 0 });
+    expect(config.http).toEqual({
+      trustProxy: [],
+      hstsMaxAgeSeconds: 0,
+      requestTimeoutMs: 60_000,
+      headersTimeoutMs: 10_000,
+      keepAliveTimeoutMs: 5_000,
+      connectionTimeoutMs: 60_000,
+    });
     expect(config.metrics).toEqual({ token: undefined, port: undefined, host: '127.0.0.1' });
   });
 

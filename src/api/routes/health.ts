@@ -1,8 +1,7 @@
 /** Liveness, readiness and metrics of the API process. */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { createHash, timingSafeEqual } from 'node:crypto';
 import Type from 'typebox';
-import { bearerToken } from '../../auth/keys.js';
+import { bearerMatches } from '../../security/bearer-token.js';
 import { unauthenticated } from '../auth.js';
 import { ErrorBodySchema } from '../../contract/common.js';
 import type { ApiMetrics } from '../metrics.js';
@@ -15,13 +14,6 @@ export interface HealthRoutesOptions {
   metricsToken?: string | undefined;
   /** False when /metrics is served elsewhere (METRICS_PORT). */
   serveMetrics?: boolean;
-}
-
-/** Constant-time check of a bearer token against the configured one. */
-export function bearerMatches(authorization: string | undefined, token: string): boolean {
-  const presented = bearerToken(authorization);
-  const digest = (text: string) => createHash('sha256').update(text).digest();
-  return timingSafeEqual(digest(presented), digest(token));
 }
 
 const StatusSchema = Type.Object({ status: Type.String(), reason: Type.Optional(Type.String()) });
