@@ -2,7 +2,7 @@
  * Who is calling: the owner an API key acts for, its scopes and its limits. Authentication
  * (src/api/auth.ts) turns a request into a Principal; the routes and the task service ask it.
  */
-import { ApiError, ErrorCode } from '../errors.js';
+import { ApiError, ErrorCode, taskNotFound } from '../errors.js';
 import { hostMatches } from '../security/address-rules.js';
 import { DEFAULT_OWNER } from '../shared/owner.js';
 
@@ -61,7 +61,6 @@ export function permissionDenied(field: string, reason: string): ApiError {
   ]);
 }
 
-/** Throws 403 PERMISSION_DENIED naming the field when the key may not use this task type or callback. */
 /** Whether `access` may see or act on `task` (`checkTaskAccess` without the refusal). */
 export function mayAccess(
   access: TaskAccess,
@@ -75,6 +74,11 @@ export function mayAccess(
   }
 }
 
+/**
+ * Throws 403 PERMISSION_DENIED naming the field when the key may not use this task type or callback.
+ * For what a caller asks to create (the type and URL are its own); an existing task the key may not
+ * reach answers as absent instead (`checkTaskVisible`).
+ */
 export function checkTaskAccess(
   access: TaskAccess,
   /** The callback's host when the caller has parsed it already (a create), else its URL. */
@@ -95,6 +99,18 @@ export function checkTaskAccess(
       throw permissionDenied('callbackUrl', `host ${hostname} is not among this key's callback hosts`);
     }
   }
+}
+
+/**
+ * An existing task of the owner that `access` may not see or act on (another task type, another
+ * callback host) answers 404 TASK_NOT_FOUND exactly as an absent id does: the same code, the same
+ * body. A 403 naming its type or host would tell a limited key that the task exists and what it is.
+ */
+export function checkTaskVisible(
+  access: TaskAccess,
+  task: { taskId: string; taskType: string; callbackUrl?: string | undefined },
+): void {
+  if (!mayAccess(access, task)) throw taskNotFound(task.taskId);
 }
 
 /**
