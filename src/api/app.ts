@@ -12,9 +12,9 @@ import Fastify, {
   type FastifyServerOptions,
 } from 'fastify';
 import type { KeyStore } from '../auth/key-store.js';
-import type { Config } from '../config.js';
+import type { Config } from '../config/environment.js';
 import { BATCH_TASKS } from '../shared/limits.js';
-import { createAjv, toFieldProblems } from '../validation.js';
+import { createAjv, toFieldProblems } from '../validation/json-schema.js';
 import { registerAuth, SECURITY_SCHEME } from './auth.js';
 import {
   ApiError,
@@ -23,7 +23,7 @@ import {
   invalidArgument,
   PayloadSchemaError,
   schemaViolation,
-} from '../errors.js';
+} from '../errors/catalog.js';
 import { BODY_LEVELS_ABOVE_PAYLOAD, parseJsonText } from '../http/json-body.js';
 import { serverOptions } from '../http/server-timeouts.js';
 import type { ApiMetrics } from './metrics.js';

@@ -4,7 +4,7 @@
  * or opens a connection and sends nothing, is cut off instead of holding a socket for minutes.
  */
 import type { ServerOptions } from 'node:http';
-import type { Config } from '../config.js';
+import type { Config } from '../config/environment.js';
 
 export type HttpTimeouts = Pick<
   Config['http'],

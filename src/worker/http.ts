@@ -4,7 +4,7 @@
  * when it is set, as the API's is.
  */
 import { createServer, type Server } from 'node:http';
-import { HTTP_TIMEOUT_DEFAULTS } from '../config.js';
+import { HTTP_TIMEOUT_DEFAULTS } from '../config/environment.js';
 import { applySocketTimeout, serverOptions, type HttpTimeouts } from '../http/server-timeouts.js';
 import type { Logger } from '../observability/logger.js';
 import { bearerMatches } from '../security/bearer-token.js';
