@@ -159,6 +159,8 @@ export function createActivities(deps: CallbackDeps = {}) {
       ...logContext,
       statusCode: outcome.statusCode,
       error: outcome.message,
+      // What a refused host resolved to: the log's to keep, never the task's.
+      ...(outcome.address !== undefined && { address: outcome.address }),
     });
     const details: CallbackFailureDetails = {};
     if (outcome.statusCode !== undefined) details.statusCode = outcome.statusCode;
@@ -194,6 +196,12 @@ const held = (reason: string): CallbackResult => ({
   message: `held, not sent (no attempt counted): ${reason}`,
 });
 
+/** The SSRF guard refused the URL or what its host resolves to; the address goes to the log only. */
+const refused = (err: CallbackRefusedError): CallbackResult => ({
+  ...permanent(`callback refused: ${err.message}`),
+  ...(typeof err.address === 'string' && { address: err.address }),
+});
+
 const permanent = (message: string): CallbackResult => ({
   kind: 'failure',
   type: CallbackFailureType.Permanent,
@@ -219,7 +227,7 @@ async function post(
     // The URL as written (IP literals are connected to without a lookup); names are checked as they resolve.
     send.guard.checkUrl(input.callbackUrl);
   } catch (err) {
-    if (err instanceof CallbackRefusedError) return permanent(`callback refused: ${err.message}`);
+    if (err instanceof CallbackRefusedError) return refused(err);
     throw err;
   }
   const secrets = send.secrets.secretsFor(owner);
@@ -277,7 +285,7 @@ async function post(
     );
   } catch (err) {
     if (err instanceof CallbackRefusedError || (err as { code?: unknown }).code === 'ECALLBACKREFUSED') {
-      return permanent(`callback refused: ${(err as Error).message}`);
+      return refused(err as CallbackRefusedError);
     }
     if (
       timeout.aborted ||

@@ -26,6 +26,7 @@ import {
 } from '../errors/catalog.js';
 import { BODY_LEVELS_ABOVE_PAYLOAD, parseJsonText } from '../http/json-body.js';
 import { serverOptions } from '../http/server-timeouts.js';
+import { CallbackRefusedError } from '../security/callback-guard.js';
 import type { ApiMetrics } from './metrics.js';
 import { codecRoutes } from './routes/codec.js';
 import { healthRoutes } from './routes/health.js';
@@ -136,6 +137,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
           message: apiError.message,
           // The refusal's detail the caller is not told (e.g. the internal address a name resolved to).
           ...(apiError.cause instanceof Error && { cause: apiError.cause.message }),
+          // What a refused callback host resolved to (src/security/callback-guard.ts).
+          ...(apiError.cause instanceof CallbackRefusedError &&
+            apiError.cause.address !== undefined && { address: apiError.cause.address }),
         },
         'request rejected',
       );

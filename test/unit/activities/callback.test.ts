@@ -117,3 +117,51 @@ describe('callback identity headers', () => {
     });
   });
 });
+
+describe('a callback refused at send time', () => {
+  it('tells the task which rule refused, and only the log what the host resolved to', async () => {
+    const logged: { message: string; meta: Record<string, unknown> | undefined }[] = [];
+    const record = (message: string, meta?: Record<string, unknown>) => logged.push({ message, meta });
+    const env = new MockActivityEnvironment(
+      { workflowExecution: { workflowId: 'rebound', runId: 'run-1' } },
+      {
+        logger: {
+          log: (_level, message, meta) => record(message, meta),
+          trace: record,
+          debug: record,
+          info: record,
+          warn: record,
+          error: record,
+        },
+      },
+    );
+    // The name now resolves inside our network (DNS rebinding after create).
+    const activities = createActivities({
+      guard: new CallbackGuard(),
+      resolve: async () => [{ address: '10.20.30.40', family: 4 }],
+      secrets: new WebhookSecrets({ defaultSecrets: [mintWebhookSecret()] }),
+    });
+    const failure: Error = await env
+      .run(activities.deliverCallback, {
+        taskId: 'rebound',
+        taskType: 'order.close',
+        payload: {},
+        payloadVersion: 1,
+        executeAt: new Date().toISOString(),
+        attempt: 1,
+        traceId: null,
+        callbackUrl: 'http://rebind.test:8080/hook',
+        timeoutMs: 5_000,
+      })
+      .then(
+        () => new Error('delivered'),
+        (err: unknown) => err as Error,
+      );
+    // What becomes the task's lastError: the rule, the host as written, no address.
+    expect(failure.message).toMatch(/^callback refused: host rebind\.test resolves to a private address/);
+    expect(failure.message).not.toContain('10.20.30.40');
+    // The operator's log keeps it.
+    const line = logged.find((entry) => entry.message === 'callback attempt failed');
+    expect(line?.meta).toMatchObject({ taskId: 'rebound', address: '10.20.30.40' });
+  });
+});
