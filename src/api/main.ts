@@ -40,13 +40,19 @@ if (config.auth.keysFile) {
   keys.watch(config.auth.keysWatchIntervalMs);
   logger.info({ keys: keys.current.size, path: keys.path }, 'API keys loaded');
   // Their callbacks would be held (never sent with another owner's secret): said at boot, not at the due time.
-  const unsigned = ownersWithoutSigningSecret(
-    keys.current.entries.map((entry) => entry.owner),
-    new WebhookSecrets({
-      defaultSecrets: config.webhooks.defaultSecrets,
-      secretsFile: config.webhooks.secretsFile,
-    }),
-  );
+  let unsigned: string[] = [];
+  try {
+    unsigned = ownersWithoutSigningSecret(
+      keys.current.entries.map((entry) => entry.owner),
+      new WebhookSecrets({
+        defaultSecrets: config.webhooks.defaultSecrets,
+        secretsFile: config.webhooks.secretsFile,
+      }),
+    );
+  } catch (err) {
+    // The worker's file, read here for this warning only: the worker refuses to start on it.
+    logger.warn(`cannot tell which owners have webhook signing secrets: ${(err as Error).message}`);
+  }
   if (unsigned.length > 0) {
     logger.warn(
       { owners: unsigned },
@@ -67,7 +73,7 @@ process.on('SIGHUP', () => {
 });
 // Lazy: the API starts (and /readyz says 503) while Temporal is down, and recovers when it is back.
 const connection = apiConnection(config.temporal);
-const keyring = loadPayloadKeyring(config.encryption);
+const keyring = orExit(logger, () => loadPayloadKeyring(config.encryption));
 const dataConverter = createDataConverter(keyring);
 const tasks = new TaskService({ connection, config, policies, dataConverter });
 const metrics = new ApiMetrics({

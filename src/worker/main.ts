@@ -36,7 +36,8 @@ Runtime.install({
   shutdownSignals: [],
 });
 
-const callbackDeps = callbackDepsFromConfig(config);
+// A missing or broken secrets file stops the start with one line naming it (not a stack trace).
+const callbackDeps = orExit(logger, () => callbackDepsFromConfig(config));
 if (!config.webhooks.secretsFile && config.webhooks.defaultSecrets.length === 0) {
   // Every callback is signed: with no secret anywhere, every due task would be held. Our fault, said
   // at once rather than discovered task by task.
@@ -50,6 +51,7 @@ if (!callbackDeps.secrets?.configured) {
     `${config.webhooks.secretsFile} has no secret yet: callbacks are held (no attempt spent) until owners get theirs`,
   );
 }
+const keyring = orExit(logger, () => loadPayloadKeyring(config.encryption));
 const metrics = new WorkerMetrics();
 const connection = await NativeConnection.connect(connectionOptions(config.temporal));
 const workers = await createTaskWorkers({
@@ -62,7 +64,7 @@ const workers = await createTaskWorkers({
   maxConcurrentWorkflowTasks: config.worker.maxConcurrentWorkflowTasks,
   shutdownGraceMs: config.worker.shutdownGraceMs,
   callbackDeps,
-  dataConverter: createDataConverter(loadPayloadKeyring(config.encryption)),
+  dataConverter: createDataConverter(keyring),
 });
 
 const http = await startWorkerHttp({
