@@ -1,6 +1,7 @@
 /**
  * The only reader of `process.env`. Validates once at boot and returns a frozen, typed object.
- * Every key is documented in README.md and .env.example.
+ * Every key is documented in docs/configuration.md and .env.example
+ * (test/unit/config/environment.docs.test.ts checks both ways).
  */
 
 import { isIP } from 'node:net';
