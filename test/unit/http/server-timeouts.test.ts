@@ -19,7 +19,10 @@ const TIMEOUTS = {
   HTTP_KEEP_ALIVE_TIMEOUT_MS: '400',
   HTTP_CONNECTION_TIMEOUT_MS: '5000',
 };
-/** The longest any socket below may stay open: the longest timeout, its check interval, Node's 1 s keep-alive buffer and slack for a loaded machine (Node's defaults would hold them 60 s and more). */
+/**
+ * The longest any socket below may stay open: the longest timeout, its check interval, Node's 1 s
+ * keep-alive buffer and slack for a loaded machine (Node's defaults would hold them 60 s and more).
+ */
 const CUT_OFF_WITHIN_MS = 4_000;
 const DRIPPERS = 20;
 
