@@ -6,7 +6,7 @@
  *
  * Flags:
  *   --short               scenarios 1, 2 and 5 with small counts (under 3 minutes; CI runs this)
- *   --scenario <n>        only these scenarios (1-9; repeatable or comma-separated)
+ *   --scenario <n>        only these scenarios (1-10; repeatable or comma-separated)
  *   --soak-minutes <n>    length of scenario 9 (default 30)
  *   --soak-rate <n>       tasks per second of scenario 9 (default 10)
  *   --out <name|path>     results file in bench/results/ (default faults, or faults-short with --short)
@@ -22,6 +22,7 @@ import { freePort } from '../infra/ports.js';
 import { temporalCli } from '../infra/temporal-server.js';
 import { Load } from './load.js';
 import { settleAndJudge, type Outcome } from './outcome.js';
+import { Balancer } from './balancer.js';
 import { Recorder } from './recorder.js';
 import { renderFaults } from './render.js';
 import { SCENARIOS, type Mode, type Scenario } from './scenarios.js';
@@ -51,12 +52,14 @@ async function runScenario(h: Harness, scenario: Scenario, mode: Mode): Promise<
     distDir: h.distDir,
     workers: shape.workers,
     apis: shape.apis,
+    ...(shape.env ? { env: shape.env } : {}),
   });
+  const balancer = shape.balancer ? await Balancer.start(stack.apiUrls) : undefined;
   const recorder = await Recorder.start(await freePort());
   recorder.latencyMs = shape.receiverLatencyMs;
   try {
     const load = new Load({
-      apiUrls: stack.apiUrls,
+      apiUrls: balancer ? () => balancer.inRotation() : stack.apiUrls,
       callbackUrl: recorder.url,
       rate: shape.rate,
       durationMs: shape.loadMs,
@@ -66,6 +69,7 @@ async function runScenario(h: Harness, scenario: Scenario, mode: Mode): Promise<
       giveUpMs: 120_000,
     });
     const notes: string[] = [];
+    const problems: string[] = [];
     let faultStartMs: number | undefined;
     let faultEndMs: number | undefined;
     const t0 = Date.now();
@@ -79,6 +83,7 @@ async function runScenario(h: Harness, scenario: Scenario, mode: Mode): Promise<
         t0,
         log: h.log,
         notes,
+        problems,
         faultStarted: () => {
           faultStartMs = Date.now();
           h.log(`scenario ${scenario.id}: fault begins`);
@@ -94,7 +99,7 @@ async function runScenario(h: Harness, scenario: Scenario, mode: Mode): Promise<
     h.log(`scenario ${scenario.id}: load done (${load.tasks.length} sent); waiting for every task to finish`);
     // Any API process still alive will do for the status checks.
     const apiUrl = () => stack.apis.find((api) => api.pid !== undefined)?.healthUrl ?? stack.apiUrls[0]!;
-    return await settleAndJudge(
+    const judged = await settleAndJudge(
       {
         id: scenario.id,
         title: scenario.title,
@@ -107,7 +112,10 @@ async function runScenario(h: Harness, scenario: Scenario, mode: Mode): Promise<
       apiUrl,
       Date.now() + shape.settleMs,
     );
+    judged.problems.push(...problems);
+    return judged;
   } finally {
+    balancer?.stop();
     await stack.stop();
     await recorder.down();
   }
@@ -117,9 +125,9 @@ async function main(): Promise<void> {
   const started = Date.now();
   const mode: Mode = flags.short ? 'short' : 'full';
   const chosen = (flags.scenario ?? []).flatMap((value) => value.split(',')).map(Number);
-  const ids = chosen.length > 0 ? chosen : mode === 'short' ? [1, 2, 5] : [1, 2, 3, 4, 5, 6, 7, 8, 9];
+  const ids = chosen.length > 0 ? chosen : mode === 'short' ? [1, 2, 5] : [1, 2, 3, 4, 5, 6, 7, 8, 10, 9];
   for (const id of ids)
-    if (!Number.isInteger(id) || id < 1 || id > 9) throw new Error(`no scenario ${id}; 1 to 9`);
+    if (!Number.isInteger(id) || id < 1 || id > 10) throw new Error(`no scenario ${id}; 1 to 10`);
   if (buildIfStale(root)) log('src/ was newer than dist/: rebuilt');
   const dir = mkdtempSync(join(tmpdir(), 'delayed-task-faults-'));
   const h: Harness = { root, dir, cli: temporalCli(root), distDir: join(root, 'dist'), log };
