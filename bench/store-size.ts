@@ -6,7 +6,7 @@
  * `dbstat` (the `sqlite3` CLI): bytes per task of each table and index, without the WAL's leftover size
  * that the `pending` scenario's file-size figure includes. Then completes and deletes nothing: closed
  * tasks' cost is measured by `--close` (every task cancelled, then the same reading), and delivered
- * tasks' by `--succeed` (tasks due 10 s ahead, each calling back a receiver in this process once, then
+ * tasks' by `--succeed` (tasks due 60 s ahead, each sleeping first, each calling back a receiver in this process once, then
  * the same reading of the SUCCEEDED tasks).
  */
 import { execFileSync } from 'node:child_process';
@@ -127,7 +127,7 @@ async function main(): Promise<void> {
             owner: 'default',
             taskType: 'bench.pending',
             payload: { orderId: `order-${i + j}`, note: 'pending' },
-            executeAt: flags.succeed ? now + 10_000 : now + 30 * 86_400_000,
+            executeAt: flags.succeed ? now + 60_000 : now + 30 * 86_400_000,
             callbackUrl,
           },
           { now, startDelay: false },
