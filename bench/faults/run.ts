@@ -11,6 +11,8 @@
  *   --soak-rate <n>       tasks per second of scenario 9 (default 10)
  *   --out <name|path>     results file in bench/results/ (default faults, or faults-short with --short)
  *   --keep                keep the scratch directory (databases, logs)
+ *   --control             the scenarios' loads and shapes without their faults: what the load alone
+ *                         does on this machine (a baseline for a scenario's duplicates and lag)
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -25,7 +27,7 @@ import { settleAndJudge, type Outcome } from './outcome.js';
 import { Balancer } from './balancer.js';
 import { Recorder } from './recorder.js';
 import { renderFaults } from './render.js';
-import { SCENARIOS, type Mode, type Scenario } from './scenarios.js';
+import { SCENARIOS, type FaultContext, type Mode, type Scenario } from './scenarios.js';
 import { devRestart, soak, type Harness, type SoakResult } from './special.js';
 import { FaultStack } from './stack.js';
 
@@ -38,6 +40,7 @@ const { values: flags } = parseArgs({
     'soak-rate': { type: 'string', default: '10' },
     out: { type: 'string' },
     keep: { type: 'boolean', default: false },
+    control: { type: 'boolean', default: false },
   },
 });
 
@@ -75,7 +78,9 @@ async function runScenario(h: Harness, scenario: Scenario, mode: Mode): Promise<
     const t0 = Date.now();
     await Promise.all([
       load.run(),
-      scenario.fault({
+      (flags.control
+        ? async (ctx: FaultContext) => void ctx.notes.push('control: no fault')
+        : scenario.fault)({
         stack,
         recorder,
         load,

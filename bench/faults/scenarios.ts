@@ -272,6 +272,8 @@ export const SCENARIOS: readonly Scenario[] = [
       env: {
         SHUTDOWN_NOT_READY_SECONDS: String(ROLL_NOT_READY_SECONDS),
         SHUTDOWN_GRACE_SECONDS: String(ROLL_GRACE_SECONDS),
+        // Each delivery and each process's shutdown in its log (with --keep): which process sent a duplicate.
+        LOG_LEVEL: 'info',
       },
     }),
     fault: rollingRestart,
