@@ -71,6 +71,11 @@ export interface CallbackDeps {
   headerSecrets?: HeaderSecrets;
   /** Most bytes of a response body read. @defaultValue 65536 */
   maxResponseBytes?: number;
+  /**
+   * Aborted when the worker's shutdown grace runs out (src/worker/shutdown.ts): an attempt still in
+   * flight ends as a retryable failure, recorded, instead of being lost with the process.
+   */
+  stopping?: AbortSignal;
 }
 
 const noopObserver: CallbackObserver = { attempted: () => undefined, fired: () => undefined };
@@ -134,7 +139,9 @@ export function createActivities(deps: CallbackDeps = {}) {
 
     const context = Context.current();
     const outcome = await post(input, send, {
-      cancellation: context.cancellationSignal,
+      cancellation: deps.stopping
+        ? AbortSignal.any([context.cancellationSignal, deps.stopping])
+        : context.cancellationSignal,
       workflowId: context.info.workflowExecution?.workflowId ?? input.taskId,
     });
     const seconds = (Date.now() - started) / 1000;
@@ -297,6 +304,13 @@ async function post(
         type: CallbackFailureType.Retryable,
         timedOut: true,
         message: `callback timed out after ${input.timeoutMs} ms`,
+      };
+    }
+    if (attempt.cancellation.aborted) {
+      return {
+        kind: 'failure',
+        type: CallbackFailureType.Retryable,
+        message: `callback cut off: ${describe(attempt.cancellation.reason)}`,
       };
     }
     if (err instanceof undiciErrors.InvalidArgumentError || err instanceof TypeError) {

@@ -44,6 +44,8 @@ export interface AppOptions {
   keys?: KeyStore | undefined;
   /** False when /metrics is served on a port of its own (METRICS_PORT). @defaultValue true */
   serveMetrics?: boolean;
+  /** True once the process is shutting down: `/readyz` then answers 503 (src/api/shutdown.ts). */
+  draining?: () => boolean;
   /** Fastify's logger option: a pino instance in production, false in quiet tests. */
   logger?: FastifyServerOptions['loggerInstance'] | false;
 }
@@ -243,6 +245,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 
   await app.register(healthRoutes, {
     ready: () => tasks.ready(),
+    ...(options.draining ? { draining: options.draining } : {}),
     metrics,
     metricsToken: config.metrics.token,
     serveMetrics: options.serveMetrics ?? config.metrics.port === undefined,

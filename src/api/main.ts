@@ -17,6 +17,7 @@ import { buildApp } from './app.js';
 import { bearerMatches } from '../security/bearer-token.js';
 import { applySocketTimeout, serverOptions } from '../http/server-timeouts.js';
 import { ApiMetrics, taskCountsReader } from './metrics.js';
+import { ApiShutdown } from './shutdown.js';
 import { TaskService } from '../tasks/service.js';
 
 const config = loadConfig();
@@ -80,7 +81,16 @@ const metrics = new ApiMetrics({
   readCounts: taskCountsReader(tasks.visibility, config.limits.maxScheduleAheadSeconds * 1000),
 });
 const codec = dataConverter.payloadCodecs?.[0];
-const app = await buildApp({ config, tasks, metrics, logger, keys, ...(codec ? { codec } : {}) });
+const shutdown = new ApiShutdown({ ...config.shutdown, logger });
+const app = await buildApp({
+  config,
+  tasks,
+  metrics,
+  logger,
+  keys,
+  draining: () => shutdown.draining,
+  ...(codec ? { codec } : {}),
+});
 // The console is the API's peer on the same app: same keys and failed-authentication gate.
 if (config.console.enabled) await app.register(consoleRoutes, { config, tasks, keys });
 
@@ -109,18 +119,11 @@ const metricsServer =
         );
       });
 
-let closing = false;
-async function close(signal: string): Promise<void> {
-  if (closing) return;
-  closing = true;
-  logger.info({ signal }, 'shutting down: finishing in-flight requests');
+shutdown.onSignals(app, async () => {
   keys?.close();
   metricsServer?.close();
-  await app.close();
   await connection.close();
-}
-process.on('SIGTERM', () => void close('SIGTERM'));
-process.on('SIGINT', () => void close('SIGINT'));
+});
 
 await app.listen({ host: config.api.host, port: config.api.port });
 if (metricsServer && config.metrics.port !== undefined) {

@@ -68,8 +68,19 @@ export interface Config {
     maxCachedWorkflows: number;
     /** Workflow tasks processed at once. @defaultValue 100 */
     maxConcurrentWorkflowTasks: number;
-    /** On SIGTERM, how long in-flight callbacks may take to finish before they are cancelled. @defaultValue 30000 */
-    shutdownGraceMs: number;
+  };
+  shutdown: {
+    /**
+     * After SIGTERM or SIGINT, how long work in flight may take to finish: the worker's callback
+     * attempts (then cancelled), the API's requests (then cut off). Set the pod's termination grace
+     * above it (plus `notReadyMs` for the API). @defaultValue 35000 (the default 30 s attempt timeout, and room to record it)
+     */
+    graceMs: number;
+    /**
+     * API only: after SIGTERM, how long it answers `/readyz` 503 while still serving, before it
+     * stops accepting, so that load balancers take it out of rotation first. SIGINT skips it. @defaultValue 5000
+     */
+    notReadyMs: number;
   };
   limits: {
     /** Largest payload, serialized. @defaultValue 262144 (256 KiB) */
@@ -192,6 +203,7 @@ export interface Config {
 const RETIRED: Readonly<Record<string, string>> = {
   TASK_START_DELAY:
     'every task starts at once and sleeps in a workflow timer; tasks started with a start delay before keep working (docs/architecture.md, "Start delay (retired)")',
+  WORKER_SHUTDOWN_GRACE_MS: 'set SHUTDOWN_GRACE_SECONDS (default 35), which both processes read',
 };
 
 export class ConfigError extends Error {
@@ -250,7 +262,10 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
         2,
         10_000,
       ),
-      shutdownGraceMs: read.int('WORKER_SHUTDOWN_GRACE_MS', 30_000, 0, 3_600_000),
+    },
+    shutdown: {
+      graceMs: read.int('SHUTDOWN_GRACE_SECONDS', 35, 0, 3600) * 1000,
+      notReadyMs: read.int('SHUTDOWN_NOT_READY_SECONDS', 5, 0, 600) * 1000,
     },
     limits: {
       maxPayloadBytes: read.int('MAX_PAYLOAD_BYTES', 256 * 1024, 1024, 2 * 1024 * 1024),

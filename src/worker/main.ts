@@ -14,10 +14,12 @@ import { createDataConverter } from '../temporal/data-converter.js';
 import { startWorkerHttp } from './http.js';
 import { WorkerMetrics } from './metrics.js';
 import { workerReadiness } from './readiness.js';
+import { WorkerShutdown } from './shutdown.js';
 import { callbackDepsFromConfig, createTaskWorkers, runWorkers } from './workers.js';
 
 const config = loadConfig();
 const logger = createLogger(config.logLevel, 'worker');
+for (const note of config.retired) logger.warn(note);
 const policies = orExit(logger, () => loadPolicies(config.policiesFile, new CallbackGuard(config.callbacks)));
 const sdkMetricsAddress = `127.0.0.1:${config.worker.sdkMetricsPort}`;
 
@@ -53,6 +55,7 @@ if (!callbackDeps.secrets?.configured) {
 }
 const keyring = orExit(logger, () => loadPayloadKeyring(config.encryption));
 const metrics = new WorkerMetrics();
+const shutdown = new WorkerShutdown({ graceMs: config.shutdown.graceMs, logger });
 const connection = await NativeConnection.connect(connectionOptions(config.temporal));
 const workers = await createTaskWorkers({
   connection,
@@ -62,8 +65,8 @@ const workers = await createTaskWorkers({
   metrics,
   maxCachedWorkflows: config.worker.maxCachedWorkflows,
   maxConcurrentWorkflowTasks: config.worker.maxConcurrentWorkflowTasks,
-  shutdownGraceMs: config.worker.shutdownGraceMs,
-  callbackDeps,
+  shutdownGraceMs: config.shutdown.graceMs,
+  callbackDeps: { ...callbackDeps, stopping: shutdown.graceOver },
   dataConverter: createDataConverter(keyring),
 });
 
@@ -91,15 +94,7 @@ const http = await startWorkerHttp({
 });
 const { port } = http.address() as AddressInfo;
 
-let stopping = false;
-function stop(signal: string): void {
-  if (stopping) return;
-  stopping = true;
-  logger.info({ signal }, 'shutting down: draining in-flight callbacks');
-  for (const worker of workers) if (worker.getState() === 'RUNNING') worker.shutdown();
-}
-process.on('SIGTERM', () => stop('SIGTERM'));
-process.on('SIGINT', () => stop('SIGINT'));
+shutdown.onSignals(workers);
 // Not the default (exit): the policy file is read at start only; the webhook secrets file is watched.
 process.on('SIGHUP', () =>
   logger.warn('SIGHUP ignored: the worker reloads nothing on it; restart it to apply a changed policy file'),

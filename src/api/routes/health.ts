@@ -9,6 +9,8 @@ import type { ApiMetrics } from '../metrics.js';
 export interface HealthRoutesOptions {
   /** Resolves when Temporal answers and the namespace exists. */
   ready: () => Promise<void>;
+  /** True once the process is shutting down: not ready, whatever Temporal says. */
+  draining?: () => boolean;
   metrics: ApiMetrics;
   /** When set, /metrics requires `Authorization: Bearer <token>`. */
   metricsToken?: string | undefined;
@@ -20,7 +22,7 @@ const StatusSchema = Type.Object({ status: Type.String(), reason: Type.Optional(
 
 export const healthRoutes: FastifyPluginAsyncTypebox<HealthRoutesOptions> = async (
   app,
-  { ready, metrics, metricsToken, serveMetrics = true },
+  { ready, draining = () => false, metrics, metricsToken, serveMetrics = true },
 ) => {
   app.get(
     '/healthz',
@@ -46,6 +48,7 @@ export const healthRoutes: FastifyPluginAsyncTypebox<HealthRoutesOptions> = asyn
       },
     },
     async (request, reply) => {
+      if (draining()) return reply.code(503).send({ status: 'unavailable', reason: 'shutting down' });
       try {
         await ready();
         return { status: 'ready' };

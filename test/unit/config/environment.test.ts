@@ -85,6 +85,22 @@ describe('loadConfig', () => {
     expect(loadConfig({ TASK_START_DELAY: 'true' }).temporal).toEqual(loadConfig({}).temporal);
   });
 
+  it('reads the shutdown grace and not-ready period in seconds; the old worker grace is retired', () => {
+    expect(loadConfig({}).shutdown).toEqual({ graceMs: 35_000, notReadyMs: 5_000 });
+    expect(loadConfig({ SHUTDOWN_GRACE_SECONDS: '60', SHUTDOWN_NOT_READY_SECONDS: '0' }).shutdown).toEqual({
+      graceMs: 60_000,
+      notReadyMs: 0,
+    });
+    expect(() => loadConfig({ SHUTDOWN_GRACE_SECONDS: '5000' })).toThrow(
+      'SHUTDOWN_GRACE_SECONDS="5000" is not a whole number from 0 to 3600',
+    );
+    const retired = loadConfig({ WORKER_SHUTDOWN_GRACE_MS: '60000' });
+    expect(retired.retired).toEqual([
+      expect.stringMatching(/^WORKER_SHUTDOWN_GRACE_MS .*SHUTDOWN_GRACE_SECONDS/),
+    ]);
+    expect(retired.shutdown.graceMs).toBe(35_000);
+  });
+
   it('turns TLS on with an API key', () => {
     expect(loadConfig({ TEMPORAL_API_KEY: 'k' }).temporal.tls).toBeDefined();
   });
