@@ -45,7 +45,7 @@ const TimeZoneSchema = Type.String({
   minLength: 1,
   maxLength: 64,
   description:
-    'IANA time zone the cron fields are read in (default `UTC`). A local time a DST change skips does not run that day; one it repeats runs once, at its first instant (docs/api.md#schedules)',
+    'IANA time zone the cron fields are read in (default `UTC`). A local time a DST change skips does not run that day; one it repeats runs twice, at both instants (docs/api.md#schedules)',
   examples: ['Asia/Shanghai'],
 });
 const JitterSchema = duration(

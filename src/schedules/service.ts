@@ -21,7 +21,13 @@ import type {
   TriggerScheduleBody,
   UpdateScheduleBody,
 } from '../contract/schedules.js';
-import { ApiError, ErrorCode, invalidArgument, scheduleNotFound } from '../errors/catalog.js';
+import {
+  ApiError,
+  ErrorCode,
+  invalidArgument,
+  PayloadSchemaError,
+  scheduleNotFound,
+} from '../errors/catalog.js';
 import { SEARCH_ATTRIBUTES } from '../shared/constants.js';
 import type { TaskStatus } from '../shared/task.js';
 import { parseRfc3339 } from '../tasks/input.js';
@@ -141,7 +147,11 @@ export class ScheduleService {
   /** The task of each occurrence, checked as a one-shot create is, and where it runs. */
   private async prepareTask(access: TaskAccess, scheduleId: string, task: CreateScheduleBody['task']) {
     // The id and due time are placeholders: each occurrence takes its own (src/shared/schedule.ts).
-    const prepared = await this.tasks.prepare(access, { ...task, taskId: scheduleId, delaySeconds: 0 });
+    const prepared = await this.tasks
+      .prepare(access, { ...task, taskId: scheduleId, delaySeconds: 0 })
+      .catch((err: unknown) => {
+        throw underTask(err);
+      });
     const queue = workflowQueueOf(prepared.spec, this.options.config.temporal.taskQueue);
     return { ...prepared, queue };
   }
@@ -299,6 +309,26 @@ export class ScheduleService {
     await this.call(scheduleId, () => this.handle(access.owner, scheduleId).delete());
     return schedule;
   }
+}
+
+/** A refusal of the task's fields, naming them as the schedule's body does (`task.callbackUrl`). */
+function underTask(err: unknown): unknown {
+  if (!(err instanceof ApiError) || !err.details?.length || err.status >= 500) return err;
+  const details = err.details.map((detail) => ({ ...detail, field: `task.${detail.field}` }));
+  const first = details[0]!;
+  const refused = new ApiError(err.code, `${first.field} ${first.reason}`, details, { cause: err });
+  return err instanceof PayloadSchemaError
+    ? Object.assign(
+        new PayloadSchemaError(
+          err.taskType,
+          err.payloadVersion,
+          err.versionDeclared,
+          refused.message,
+          details,
+        ),
+        { cause: err },
+      )
+    : refused;
 }
 
 function maxRunsChanged(before: Definition, after: Definition): boolean {
