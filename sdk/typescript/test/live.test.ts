@@ -253,7 +253,7 @@ describe.runIf(Boolean(DTS_URL))('live service', () => {
 
     const paused = await client.pauseSchedule(scheduleId, 'paused by the SDK test');
     expect(paused).toMatchObject({ paused: true, note: 'paused by the SDK test', nextRunTimes: [] });
-    expect((await client.resumeSchedule(scheduleId)).paused).toBe(false);
+    expect((await client.resumeSchedule(scheduleId, 'resumed by the SDK test')).paused).toBe(false);
 
     await client.triggerSchedule(scheduleId);
     const deadline = Date.now() + 45_000;
