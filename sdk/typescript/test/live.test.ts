@@ -252,7 +252,7 @@ describe.runIf(Boolean(DTS_URL))('live service', () => {
     expect(page.schedules.map((s) => s.scheduleId)).toContain(scheduleId);
 
     const paused = await client.pauseSchedule(scheduleId, 'paused by the SDK test');
-    expect(paused).toMatchObject({ paused: true, note: 'paused by the SDK test', nextRunTimes: [] });
+    expect(paused).toMatchObject({ paused: true, note: 'paused by the SDK test' });
     expect((await client.resumeSchedule(scheduleId, 'resumed by the SDK test')).paused).toBe(false);
 
     await client.triggerSchedule(scheduleId);
