@@ -3,7 +3,7 @@
  * it reads the schedule it gets back (times as times, nextRunTimes, recentOccurrences, paused and
  * note, policies), and the schedule error codes.
  */
-import { ok, apiError, noBody, jsonBody, unavailable } from './common.js';
+import { ok, apiError, noBody, jsonBody, unavailable, refused, REASONS } from './common.js';
 
 const PATH = '/api/v1/schedules';
 
@@ -211,6 +211,24 @@ export const schedules = [
     ],
     expect: { error: { code: 'INVALID_ARGUMENT', status: 400, details: [{ field: 'timeZone' }] } },
   },
+  refused(
+    'createSchedule',
+    "createSchedule: an unsafe integer in the task's payload is refused before sending",
+    {
+      scheduleId: 'daily-report',
+      every: '1h',
+      task: { ...task, payload: { id: { $int: '9007199254740993' } } },
+    },
+    'task.payload.id',
+    REASONS.unsafeInteger,
+  ),
+  refused(
+    'updateSchedule',
+    "updateSchedule: NaN in the new task's payload is refused before sending",
+    { scheduleId: 'daily-report', task: { ...task, payload: { items: [1, { $float: 'NaN' }] } } },
+    'task.payload.items.1',
+    REASONS.notFinite,
+  ),
   {
     name: 'getSchedule reads next run times, recent occurrences and a null status',
     operation: 'getSchedule',
