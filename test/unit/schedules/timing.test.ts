@@ -3,13 +3,13 @@
  * and the checks that name a field (table-driven).
  */
 import { describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config/environment.js';
-import { ApiError } from '../../src/errors/catalog.js';
-import { CronError, parseCron, shortestGapSeconds } from '../../src/schedules/cron.js';
-import { checkTiming, type Timing } from '../../src/schedules/spec.js';
-import { durationSeconds, instantOfWallTime, isKnownTimeZone } from '../../src/schedules/zone.js';
-import { nominalTimeOfWorkflowId, occurrenceSpec } from '../../src/shared/schedule.js';
-import type { TaskSpec } from '../../src/shared/task.js';
+import { loadConfig } from '../../../src/config/environment.js';
+import { ApiError } from '../../../src/errors/catalog.js';
+import { CronError, parseCron, shortestGapSeconds } from '../../../src/schedules/cron.js';
+import { checkTiming, type Timing } from '../../../src/schedules/spec.js';
+import { durationSeconds, instantOfWallTime, isKnownTimeZone } from '../../../src/schedules/zone.js';
+import { nominalTimeOfWorkflowId, occurrenceSpec } from '../../../src/shared/schedule.js';
+import type { TaskSpec } from '../../../src/shared/task.js';
 
 const NOW = Date.parse('2026-12-04T12:00:00Z');
 const limits = loadConfig({}).schedules;
