@@ -213,6 +213,18 @@ describe('pause and resume', () => {
     for (const at of after) expect(at).toBeGreaterThan(resumedAt - 1000);
     expect(after.every((at) => at > pausedAt)).toBe(true);
   });
+
+  it('pause and resume without a note change the paused state too, with a note saying how', async () => {
+    const scheduleId = uniqueId('pause-bare');
+    await createSchedule(h, { scheduleId, cron: '0 0 1 1 *', task: taskOf(h.receiver.url) });
+    const paused = await h.call('POST', `/api/v1/schedules/${scheduleId}/pause`, { payload: {} });
+    expect(paused.body).toMatchObject({ paused: true, note: 'paused through the API' });
+    expect((await getSchedule(h, scheduleId)).paused).toBe(true);
+    const resumed = await h.call('POST', `/api/v1/schedules/${scheduleId}/resume`);
+    expect(resumed.body).toMatchObject({ paused: false, note: 'resumed through the API' });
+    expect((await getSchedule(h, scheduleId)).paused).toBe(false);
+    await deleteSchedule(h, scheduleId);
+  });
 });
 
 describe('trigger and backfill', () => {
