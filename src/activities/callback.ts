@@ -17,6 +17,7 @@ import { DEFAULT_OWNER, ownerOfWorkflow, WebhookSecrets } from '../security/webh
 import { signWebhook, webhookId } from '../security/webhook-signature.js';
 import { CallbackFailureType, type CallbackFailureDetails } from '../shared/task.js';
 import { classifyResponse, type AttemptOutcome } from './classify.js';
+import type { TraceSend } from '../observability/tracing.js';
 
 /** The body every callback receives. */
 export interface CallbackBody {
@@ -70,6 +71,8 @@ export interface CallbackDeps {
   headerSecrets?: HeaderSecrets;
   /** Most bytes of a response body read. @defaultValue 65536 */
   maxResponseBytes?: number;
+  /** Tracing on: each send in a client span whose `traceparent` replaces the one made from `traceId`. */
+  traceSend?: TraceSend;
 }
 
 const noopObserver: CallbackObserver = { attempted: () => undefined, fired: () => undefined };
@@ -118,6 +121,7 @@ export function createActivities(deps: CallbackDeps = {}) {
     headersFor,
     headerSecrets: deps.headerSecrets ?? new HeaderSecrets(envSecret),
     maxResponseBytes: deps.maxResponseBytes ?? 64 * 1024,
+    traceSend: deps.traceSend,
   };
 
   async function deliverCallback(input: CallbackInput): Promise<{ statusCode: number }> {
@@ -184,6 +188,7 @@ interface SendOptions {
   headersFor: (taskType: string) => Readonly<Record<string, HeaderSource>>;
   headerSecrets: HeaderSecrets;
   maxResponseBytes: number;
+  traceSend: TraceSend | undefined;
 }
 
 /** A callback our own configuration cannot send yet: the task waits without spending an attempt. */
@@ -254,7 +259,17 @@ async function post(
   };
   const traceparent = toTraceparent(input.traceId, input.taskId, input.attempt);
   if (traceparent) headers.traceparent = traceparent;
+  const sendIt = () => sendPost(input, send, headers, text, attempt.cancellation);
+  return send.traceSend ? send.traceSend(input.callbackUrl, headers, sendIt) : sendIt();
+}
 
+async function sendPost(
+  input: CallbackInput,
+  send: SendOptions,
+  headers: Record<string, string>,
+  text: string,
+  cancellation: AbortSignal,
+): Promise<AttemptOutcome> {
   const timeout = AbortSignal.timeout(input.timeoutMs);
   try {
     const response = await request(input.callbackUrl, {
@@ -262,7 +277,7 @@ async function post(
       headers,
       body: text,
       dispatcher: send.dispatcher,
-      signal: AbortSignal.any([timeout, attempt.cancellation]),
+      signal: AbortSignal.any([timeout, cancellation]),
       headersTimeout: input.timeoutMs,
       bodyTimeout: input.timeoutMs,
     });

@@ -32,6 +32,8 @@ export interface AppOptions {
   serveMetrics?: boolean;
   /** Fastify's logger option: a pino instance in production, false in quiet tests. */
   logger?: FastifyServerOptions['loggerInstance'] | false;
+  /** Tracing on: installs the request span hooks (`Tracing.traceRequests`, src/observability/tracing.ts). */
+  traceRequests?: (app: FastifyInstance) => void;
 }
 
 declare module 'fastify' {
@@ -56,6 +58,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     // Only these proxies' X-Forwarded-* headers are believed (request.ip, request.protocol).
     trustProxy: config.http.trustProxy.length > 0 ? config.http.trustProxy : false,
   }).withTypeProvider<TypeBoxTypeProvider>();
+  options.traceRequests?.(app);
 
   if (config.http.hstsMaxAgeSeconds > 0) {
     // Only on answers that went out over https (directly, or as a trusted proxy says): browsers

@@ -17,6 +17,7 @@ import { buildApp } from './app.js';
 import { bearerMatches } from './routes/health.js';
 import { ApiMetrics, taskCountsReader } from './metrics.js';
 import { TaskService } from '../tasks/service.js';
+import { startTracing } from '../observability/tracing.js';
 
 const config = loadConfig();
 const logger = createLogger(config.logLevel, 'api');
@@ -68,12 +69,28 @@ process.on('SIGHUP', () => {
 const connection = apiConnection(config.temporal);
 const keyring = loadPayloadKeyring(config.encryption);
 const dataConverter = createDataConverter(keyring);
-const tasks = new TaskService({ connection, config, policies, dataConverter });
+// OTEL_* set: spans per request and per task start (nothing of OpenTelemetry is loaded otherwise).
+const tracing = await startTracing(config.tracing, 'api');
+const tasks = new TaskService({
+  connection,
+  config,
+  policies,
+  dataConverter,
+  ...(tracing && { clientInterceptors: tracing.clientInterceptors }),
+});
 const metrics = new ApiMetrics({
   readCounts: taskCountsReader(tasks.visibility, config.limits.maxScheduleAheadSeconds * 1000),
 });
 const codec = dataConverter.payloadCodecs?.[0];
-const app = await buildApp({ config, tasks, metrics, logger, keys, ...(codec ? { codec } : {}) });
+const app = await buildApp({
+  config,
+  tasks,
+  metrics,
+  logger,
+  keys,
+  ...(codec ? { codec } : {}),
+  ...(tracing && { traceRequests: tracing.traceRequests }),
+});
 // The console is the API's peer on the same app: same keys and failed-authentication gate.
 if (config.console.enabled) await app.register(consoleRoutes, { config, tasks, keys });
 
@@ -111,6 +128,7 @@ async function close(signal: string): Promise<void> {
   metricsServer?.close();
   await app.close();
   await connection.close();
+  await tracing?.shutdown();
 }
 process.on('SIGTERM', () => void close('SIGTERM'));
 process.on('SIGINT', () => void close('SIGINT'));

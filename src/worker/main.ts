@@ -15,6 +15,7 @@ import { startWorkerHttp } from './http.js';
 import { WorkerMetrics } from './metrics.js';
 import { workerReadiness } from './readiness.js';
 import { callbackDepsFromConfig, createTaskWorkers, runWorkers } from './workers.js';
+import { startTracing } from '../observability/tracing.js';
 
 const config = loadConfig();
 const logger = createLogger(config.logLevel, 'worker');
@@ -51,6 +52,8 @@ if (!callbackDeps.secrets?.configured) {
   );
 }
 const metrics = new WorkerMetrics();
+// OTEL_* set: workflow, activity and callback spans (nothing of OpenTelemetry is loaded otherwise).
+const tracing = await startTracing(config.tracing, 'worker');
 const connection = await NativeConnection.connect(connectionOptions(config.temporal));
 const workers = await createTaskWorkers({
   connection,
@@ -63,6 +66,7 @@ const workers = await createTaskWorkers({
   shutdownGraceMs: config.worker.shutdownGraceMs,
   callbackDeps,
   dataConverter: createDataConverter(loadPayloadKeyring(config.encryption)),
+  tracing,
 });
 
 const http = await startWorkerHttp({
@@ -120,4 +124,5 @@ try {
 } finally {
   http.close();
   await connection.close();
+  await tracing?.shutdown();
 }
