@@ -34,6 +34,9 @@ import {
   OpenTelemetryActivityOutboundInterceptor,
   OpenTelemetryWorkflowClientInterceptor,
 } from '@temporalio/interceptors-opentelemetry';
+import type { OpenTelemetrySinks } from '@temporalio/interceptors-opentelemetry';
+import type { InjectedSinks } from '@temporalio/worker';
+import type { WorkflowInfo } from '@temporalio/workflow';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { TracingConfig } from '../config.js';
 import { redactUrl } from './logger.js';
@@ -48,7 +51,9 @@ export async function startOpenTelemetry(
   process: TracedProcess,
 ): Promise<Tracing> {
   const serviceName = config.serviceName ?? `delayed-task-${process}`;
-  const resource = new Resource({ ...config.resourceAttributes, 'service.name': serviceName });
+  const resource = Resource.default().merge(
+    new Resource({ ...config.resourceAttributes, 'service.name': serviceName }),
+  );
   const exporter = await createExporter(config);
   const processor: SpanProcessor =
     config.exporter === 'console' ? new SimpleSpanProcessor(exporter) : new BatchSpanProcessor(exporter);
@@ -103,13 +108,45 @@ export async function startOpenTelemetry(
         outbound: new OpenTelemetryActivityOutboundInterceptor(ctx),
       }),
     ],
-    workflowSinks: { exporter: makeWorkflowExporter(processor, resource) },
+    workflowSinks: { exporter: workflowExporter(processor, resource) },
     traceSend,
     async shutdown() {
       await provider.shutdown();
       trace.disable();
       propagation.disable();
       context.disable();
+    },
+  };
+}
+
+/** Workflow info fields the workflow's spans carry: which task, which run. */
+const WORKFLOW_SPAN_FIELDS = [
+  'workflowId',
+  'runId',
+  'workflowType',
+  'taskQueue',
+  'namespace',
+  'attempt',
+] as const;
+
+/**
+ * Temporal's sink for the spans made in the workflow sandbox, given only the identifying fields of the
+ * workflow info: the SDK's sink copies every field onto every span, the memo and search attributes
+ * too, and the memo holds the callback URL whose query string may be a partner's token.
+ */
+function workflowExporter(
+  processor: SpanProcessor,
+  resource: Resource,
+): InjectedSinks<OpenTelemetrySinks>['exporter'] {
+  const sink = makeWorkflowExporter(processor, resource);
+  return {
+    export: {
+      ...sink.export,
+      fn: (info, spans) => {
+        const fields = Object.fromEntries(WORKFLOW_SPAN_FIELDS.map((key) => [key, info[key]]));
+        // The SDK's sink only copies the fields it is given onto the spans' attributes.
+        return sink.export.fn(fields as unknown as WorkflowInfo, spans);
+      },
     },
   };
 }

@@ -145,7 +145,10 @@ describe.skipIf(!binary && !required)('traces in Jaeger', () => {
     expect(tag(post, 'http.response.status_code')).toBe(200);
     // The callback URL's query string (a partner's token) never reaches the trace store.
     expect(tag(post, 'url.full')).toBe(`${receiver.url}/reports?[redacted]`);
+    // Nor does the memo, which holds the URL: the workflow's spans say which task and run, no more.
     expect(JSON.stringify(trace)).not.toContain('never-in-a-span');
+    expect(tag(chain[2]!, 'workflowId')).toBe(taskId);
+    expect(tag(chain[2]!, 'memo')).toBeUndefined();
     expect(tag(chain[0]!, 'http.response.status_code')).toBe(201);
   });
 
