@@ -386,8 +386,8 @@ function readTracing(read: EnvReader, problems: string[]): TracingConfig {
       ? `${baseEndpoint.replace(/\/+$/, '')}/v1/traces`
       : baseEndpoint) ||
     (protocol === 'grpc' ? 'http://localhost:4317' : 'http://localhost:4318/v1/traces');
-  const pairs = (key: string): Record<string, string> => {
-    const parsed = parseKeyValues(read.optionalString(key) ?? '');
+  const pairs = (key: string, text: string | undefined): Record<string, string> => {
+    const parsed = parseKeyValues(text ?? '');
     // Export headers carry credentials: the message names the key, never the value.
     if (parsed === undefined) problems.push(`${key} is not a list of key=value pairs`);
     return parsed ?? {};
@@ -408,10 +408,10 @@ function readTracing(read: EnvReader, problems: string[]): TracingConfig {
     protocol,
     endpoint,
     headers: {
-      ...pairs('OTEL_EXPORTER_OTLP_HEADERS'),
-      ...pairs('OTEL_EXPORTER_OTLP_TRACES_HEADERS'),
+      ...pairs('OTEL_EXPORTER_OTLP_HEADERS', read.optionalString('OTEL_EXPORTER_OTLP_HEADERS')),
+      ...pairs('OTEL_EXPORTER_OTLP_TRACES_HEADERS', read.optionalString('OTEL_EXPORTER_OTLP_TRACES_HEADERS')),
     },
-    resourceAttributes: pairs('OTEL_RESOURCE_ATTRIBUTES'),
+    resourceAttributes: pairs('OTEL_RESOURCE_ATTRIBUTES', read.optionalString('OTEL_RESOURCE_ATTRIBUTES')),
     sampler: read.oneOf('OTEL_TRACES_SAMPLER', 'parentbased_always_on', TRACE_SAMPLERS),
     samplerRatio: Number.isFinite(samplerRatio) && samplerRatio <= 1 ? samplerRatio : 1,
   };

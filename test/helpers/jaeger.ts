@@ -4,18 +4,20 @@
  * their own. Tests read traces back as Jaeger serves them to its UI: `GET /api/traces/<traceId>`.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from './processes.js';
 import { waitFor } from './wait.js';
 
-/** The version scripts/jaeger.sh pins (keep the two in step). */
-export const JAEGER_VERSION = '1.75.0';
+const ROOT = join(import.meta.dirname, '..', '..');
 
 /** $JAEGER_PATH, else the build scripts/jaeger.sh caches; undefined when neither is there. */
 export function jaegerPath(): string | undefined {
-  const cached = join(import.meta.dirname, '..', '..', '.tools', `jaeger-${JAEGER_VERSION}`, 'jaeger');
+  // The version the script pins, read from it: one place to change it.
+  const script = readFileSync(join(ROOT, 'scripts', 'jaeger.sh'), 'utf8');
+  const version = /JAEGER_VERSION:-([\d.]+)/.exec(script)?.[1];
+  const cached = join(ROOT, '.tools', `jaeger-${version}`, 'jaeger');
   const path = process.env.JAEGER_PATH ?? cached;
   return existsSync(path) ? path : undefined;
 }
