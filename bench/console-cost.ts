@@ -13,16 +13,17 @@ import { parseArgs } from 'node:util';
 import { Client, Connection } from '@temporalio/client';
 import { buildApp } from '../src/api/app.js';
 import { ApiMetrics } from '../src/api/metrics.js';
-import { loadConfig } from '../src/config.js';
+import { loadConfig } from '../src/config/environment.js';
 import { ChartCounts } from '../src/console/charts/data.js';
 import { consoleRoutes } from '../src/console/plugin.js';
-import { Policies } from '../src/policies.js';
+import { Policies } from '../src/task-types/policies.js';
 import { TaskService } from '../src/tasks/service.js';
 import { DEV_SERVER_SQLITE_PRAGMAS } from '../src/temporal/dev-server.js';
 import { Child } from './infra/child.js';
 import { startPending } from './infra/pending-task.js';
 import { TemporalDevServer, temporalCli } from './infra/temporal-server.js';
 import { waitUntil } from './infra/wait.js';
+import { routeNewTask } from '../src/shared/task-queues.js';
 
 const { values: flags } = parseArgs({
   options: { tasks: { type: 'string', default: '100000' }, rounds: { type: 'string', default: '5' } },
@@ -48,7 +49,7 @@ async function main(): Promise<void> {
   });
   const taskQueue = 'console-cost';
   const policies = new Policies({});
-  const { workflowTaskQueue } = Policies.routing(taskQueue, policies.forType('bench.console')!);
+  const { workflowTaskQueue } = routeNewTask(taskQueue, policies.forType('bench.console')!);
   const connection = await Connection.connect({ address: server.address });
   const client = new Client({ connection });
   const started = Date.now();

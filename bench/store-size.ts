@@ -15,12 +15,13 @@ import { parseArgs } from 'node:util';
 import { Client, Connection } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 import { DEV_SERVER_SQLITE_PRAGMAS } from '../src/temporal/dev-server.js';
-import { Policies } from '../src/policies.js';
+import { Policies } from '../src/task-types/policies.js';
 import { createTaskWorkers, runWorkers } from '../src/worker/workers.js';
 import { TemporalDevServer, temporalCli } from './infra/temporal-server.js';
 import { sleep, waitUntil } from './infra/wait.js';
 import { Child } from './infra/child.js';
 import { startPending } from './infra/pending-task.js';
+import { routeNewTask } from '../src/shared/task-queues.js';
 
 const { values: flags } = parseArgs({
   options: {
@@ -77,7 +78,7 @@ async function main(): Promise<void> {
   const taskQueue = 'store-size';
   const policies = new Policies({});
   // The queues and shape the API gives a task of this type (v2: the type's queue, a local callback).
-  const { workflowTaskQueue } = Policies.routing(taskQueue, policies.forType('bench.pending')!);
+  const { workflowTaskQueue } = routeNewTask(taskQueue, policies.forType('bench.pending')!);
   const native = await NativeConnection.connect({ address: server.address });
   const workers = await createTaskWorkers({
     connection: native,

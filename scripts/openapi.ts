@@ -1,7 +1,7 @@
 /**
  * Writes docs/openapi.json: the API's OpenAPI document, generated from the routes' TypeBox schemas
  * (the one source of the wire contract). The SDKs' wire-type tests read the committed file, and
- * test/unit/openapi.test.ts fails when it is stale. `npm run openapi` rewrites it; `--check` only
+ * test/unit/api/app.openapi.test.ts fails when it is stale. `npm run openapi` rewrites it; `--check` only
  * compares. No Temporal is needed: the app is built against an unreachable address and never listens.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -9,8 +9,8 @@ import { fileURLToPath } from 'node:url';
 import { buildApp } from '../src/api/app.js';
 import { ApiMetrics } from '../src/api/metrics.js';
 import { TaskService } from '../src/tasks/service.js';
-import { loadConfig } from '../src/config.js';
-import { Policies } from '../src/policies.js';
+import { loadConfig } from '../src/config/environment.js';
+import { Policies } from '../src/task-types/policies.js';
 import { apiConnection } from '../src/temporal/connection.js';
 
 export const OPENAPI_PATH = fileURLToPath(new URL('../docs/openapi.json', import.meta.url));

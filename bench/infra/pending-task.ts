@@ -5,8 +5,9 @@
 import type { Client } from '@temporalio/client';
 import { TASK_WORKFLOW_TYPE } from '../../src/shared/constants.js';
 import type { TaskSpec } from '../../src/shared/task.js';
-import { Policies } from '../../src/policies.js';
+import type { Policies } from '../../src/task-types/policies.js';
 import { taskStartOptions } from '../../src/tasks/start-options.js';
+import { routeNewTask } from '../../src/shared/task-queues.js';
 
 export interface PendingTask {
   taskId: string;
@@ -17,7 +18,7 @@ export interface PendingTask {
 }
 
 /**
- * Starts `task` on the queues `Policies.routing` gives its type, as the API does. `startDelay`: with
+ * Starts `task` on the queues `routeNewTask` gives its type, as the API does. `startDelay`: with
  * a start delay up to its due time instead, so that seeding many tasks needs no worker (the console's
  * cost, which reads visibility only); the API no longer starts tasks so (TASK_START_DELAY is retired).
  */
@@ -28,7 +29,7 @@ export function startPending(
   task: PendingTask,
   options: { now: number; startDelay: boolean },
 ): Promise<unknown> {
-  const { workflowTaskQueue, callbackTaskQueue, localCallback } = Policies.routing(
+  const { workflowTaskQueue, callbackTaskQueue, localCallback } = routeNewTask(
     sharedQueue,
     policies.forType(task.taskType)!,
   );

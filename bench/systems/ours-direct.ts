@@ -6,8 +6,8 @@
 import { randomUUID } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
 import { buildTaskSpec } from '../../src/tasks/input.js';
-import { loadConfig } from '../../src/config.js';
-import { Policies } from '../../src/policies.js';
+import { loadConfig } from '../../src/config/environment.js';
+import { Policies } from '../../src/task-types/policies.js';
 import { CallbackGuard } from '../../src/security/callback-guard.js';
 import { taskStartOptions } from '../../src/tasks/start-options.js';
 import { TASK_WORKFLOW_TYPE } from '../../src/shared/constants.js';
@@ -19,6 +19,7 @@ import { loadPayloadKeyring } from '../../src/security/payload-codec.js';
 import { createDataConverter } from '../../src/temporal/data-converter.js';
 import { encryptionEnv, type OursStack } from './ours-stack.js';
 import { createRequest, type BenchTask, type System } from './system.js';
+import { routeNewTask } from '../../src/shared/task-queues.js';
 
 export class OursDirect implements System {
   readonly name = 'ours-direct';
@@ -48,7 +49,7 @@ export class OursDirect implements System {
 
   async create(task: BenchTask): Promise<void> {
     const policy = this.policies.forType(task.taskType)!;
-    const { workflowTaskQueue, ...routing } = Policies.routing(this.stack.taskQueue, policy);
+    const { workflowTaskQueue, ...routing } = routeNewTask(this.stack.taskQueue, policy);
     const { spec, fingerprint } = buildTaskSpec(createRequest(task), {
       owner: DEFAULT_OWNER,
       now: Date.now(),

@@ -4,7 +4,7 @@
 import { createHash } from 'node:crypto';
 import { ApplicationFailure, Context, log } from '@temporalio/activity';
 import { Agent, buildConnector, errors as undiciErrors, request, type Dispatcher } from 'undici';
-import { envSecret } from '../config.js';
+import { envSecret } from '../config/environment.js';
 import type { HeaderSource } from '../security/header-secrets.js';
 import { HeaderSecretError, HeaderSecrets } from '../security/header-secrets.js';
 import {
@@ -13,10 +13,11 @@ import {
   systemResolver,
   type Resolver,
 } from '../security/callback-guard.js';
-import { DEFAULT_OWNER, ownerOfWorkflow, WebhookSecrets } from '../security/webhook-secrets.js';
+import { WebhookSecrets } from '../security/webhook-secrets.js';
 import { signWebhook, webhookId } from '../security/webhook-signature.js';
+import { DEFAULT_OWNER, parseWorkflowId } from '../shared/owner.js';
 import { CallbackFailureType, type CallbackFailureDetails } from '../shared/task.js';
-import { classifyResponse, type AttemptOutcome } from './classify.js';
+import { classifyResponse, type CallbackResult } from './classify.js';
 import type { TraceSend } from '../observability/tracing.js';
 
 /** The body every callback receives. */
@@ -192,13 +193,13 @@ interface SendOptions {
 }
 
 /** A callback our own configuration cannot send yet: the task waits without spending an attempt. */
-const held = (reason: string): AttemptOutcome => ({
+const held = (reason: string): CallbackResult => ({
   kind: 'failure',
   type: CallbackFailureType.Held,
   message: `held, not sent (no attempt counted): ${reason}`,
 });
 
-const permanent = (message: string): AttemptOutcome => ({
+const permanent = (message: string): CallbackResult => ({
   kind: 'failure',
   type: CallbackFailureType.Permanent,
   message,
@@ -208,7 +209,7 @@ async function post(
   input: CallbackInput,
   send: SendOptions,
   attempt: { cancellation: AbortSignal; workflowId: string },
-): Promise<AttemptOutcome> {
+): Promise<CallbackResult> {
   // The callback body is the contract's, unchanged: the owner travels for signing, not in the body.
   const {
     callbackUrl: _url,
@@ -218,7 +219,7 @@ async function post(
     ...fields
   } = input;
   const body: CallbackBody = fields;
-  const owner = input.owner ?? ownerOfWorkflow(attempt.workflowId);
+  const owner = input.owner ?? parseWorkflowId(attempt.workflowId).owner;
   try {
     // The URL as written (IP literals are connected to without a lookup); names are checked as they resolve.
     send.guard.checkUrl(input.callbackUrl);
@@ -269,7 +270,7 @@ async function sendPost(
   headers: Record<string, string>,
   text: string,
   cancellation: AbortSignal,
-): Promise<AttemptOutcome> {
+): Promise<CallbackResult> {
   const timeout = AbortSignal.timeout(input.timeoutMs);
   try {
     const response = await request(input.callbackUrl, {

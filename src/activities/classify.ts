@@ -3,7 +3,8 @@
  */
 import { CallbackFailureType } from '../shared/task.js';
 
-export type AttemptOutcome =
+/** What one HTTP attempt came to, before the workflow records it as an `AttemptOutcome` (shared/task.ts). */
+export type CallbackResult =
   | { kind: 'success'; statusCode: number }
   | {
       kind: 'failure';
@@ -23,10 +24,10 @@ export function classifyResponse(
   statusCode: number,
   retryAfter: string | undefined,
   now: number,
-): AttemptOutcome {
+): CallbackResult {
   if (statusCode >= 200 && statusCode < 300) return { kind: 'success', statusCode };
   const retryable = statusCode >= 500 || RETRYABLE_4XX.has(statusCode);
-  const outcome: AttemptOutcome = {
+  const outcome: CallbackResult = {
     kind: 'failure',
     type: retryable ? CallbackFailureType.Retryable : CallbackFailureType.Permanent,
     statusCode,

@@ -7,11 +7,17 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { PayloadCodec } from '@temporalio/common';
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import type { KeyStore } from '../auth/key-store.js';
-import type { Config } from '../config.js';
+import type { Config } from '../config/environment.js';
 import { BATCH_TASKS } from '../shared/limits.js';
-import { createAjv, toFieldProblems } from '../validation.js';
+import { createAjv, toFieldProblems } from '../validation/json-schema.js';
 import { registerAuth, SECURITY_SCHEME } from './auth.js';
-import { ApiError, ERROR_DESCRIPTIONS, ErrorCode, PayloadSchemaError, schemaViolation } from '../errors.js';
+import {
+  ApiError,
+  ERROR_DESCRIPTIONS,
+  ErrorCode,
+  PayloadSchemaError,
+  schemaViolation,
+} from '../errors/catalog.js';
 import { BODY_LEVELS_ABOVE_PAYLOAD, parseJsonText } from '../http/json-body.js';
 import type { ApiMetrics } from './metrics.js';
 import { codecRoutes } from './routes/codec.js';

@@ -12,7 +12,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AuthFailure, KeyStore } from '../auth/key-store.js';
 import { clientKey } from '../auth/client-address.js';
 import { ANONYMOUS, hasScope, permissionDenied, type Principal, type Scope } from '../auth/principal.js';
-import { ApiError, ErrorCode } from '../errors.js';
+import { ApiError, ErrorCode } from '../errors/catalog.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {

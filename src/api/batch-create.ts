@@ -5,8 +5,8 @@
  * request order, so the second one is an idempotent repeat or a conflict.
  */
 import type { TaskAccess } from '../auth/principal.js';
-import { createAjv, toFieldProblems } from '../validation.js';
-import { ApiError, ErrorCode, schemaViolation } from '../errors.js';
+import { createAjv, toFieldProblems } from '../validation/json-schema.js';
+import { ApiError, ErrorCode, schemaViolation } from '../errors/catalog.js';
 import { checkNumbers } from '../http/json-body.js';
 import { CreateTaskBodySchema, type CreateTaskBody } from '../contract/tasks.js';
 import type { CreateResult, TaskService } from '../tasks/service.js';

@@ -4,9 +4,9 @@
 import { createServer } from 'node:http';
 import { KeyStore } from '../auth/key-store.js';
 import { refusalWithoutKeys } from '../auth/secure-default.js';
-import { loadConfig } from '../config.js';
+import { loadConfig } from '../config/environment.js';
 import { createLogger, orExit } from '../observability/logger.js';
-import { loadPolicies } from '../policies.js';
+import { loadPolicies } from '../task-types/policies.js';
 import { CallbackGuard } from '../security/callback-guard.js';
 import { ownersWithoutSigningSecret, WebhookSecrets } from '../security/webhook-secrets.js';
 import { loadPayloadKeyring } from '../security/payload-codec.js';

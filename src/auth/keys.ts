@@ -7,7 +7,7 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import Type, { type Static } from 'typebox';
 import { OWNER_PATTERN } from '../shared/owner.js';
-import { createAjv, toFieldProblems } from '../validation.js';
+import { createAjv, toFieldProblems } from '../validation/json-schema.js';
 import { SCOPES } from './principal.js';
 
 export const KEY_PREFIX = 'dts';

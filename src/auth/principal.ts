@@ -2,7 +2,7 @@
  * Who is calling: the owner an API key acts for, its scopes and its limits. Authentication
  * (src/api/auth.ts) turns a request into a Principal; the routes and the task service ask it.
  */
-import { ApiError, ErrorCode } from '../errors.js';
+import { ApiError, ErrorCode } from '../errors/catalog.js';
 import { hostMatches } from '../security/address-rules.js';
 import { DEFAULT_OWNER } from '../shared/owner.js';
 

@@ -16,7 +16,7 @@ import {
   type KeyEntry,
   type KeysFile,
 } from '../auth/keys.js';
-import { loadConfig } from '../config.js';
+import { loadConfig } from '../config/environment.js';
 import { addOwnerSecret, readSecretsFile } from './secrets-file.js';
 
 const USAGE = `usage: npm run keys -- <command> [options]

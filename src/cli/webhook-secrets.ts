@@ -10,7 +10,7 @@
  */
 import { createHash } from 'node:crypto';
 import { parseArgs } from 'node:util';
-import { loadConfig } from '../config.js';
+import { loadConfig } from '../config/environment.js';
 import { mintWebhookSecret } from '../security/webhook-signature.js';
 import { addOwnerSecret, readSecretsFile as read, writeSecretsFile as write } from './secrets-file.js';
 

@@ -5,7 +5,7 @@
  */
 import type { ValidateFunction } from 'ajv';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Config } from '../config.js';
+import type { Config } from '../config/environment.js';
 import type { TaskService } from '../tasks/service.js';
 import type { ChartCounts } from './charts/data.js';
 import type { Viewer } from './views/layout.js';

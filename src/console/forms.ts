@@ -1,8 +1,8 @@
 /** What the console's forms send, read into what the task domain takes. Pure. */
 import type { ReplayBody } from '../contract/tasks.js';
-import { ApiError } from '../errors.js';
+import { ApiError } from '../errors/catalog.js';
 import { parseJsonText } from '../http/json-body.js';
-import type { FieldProblem } from '../validation.js';
+import type { FieldProblem } from '../validation/json-schema.js';
 import type { ReplayForm } from './views/actions.js';
 
 /** A `datetime-local` value read as UTC (the pages say so); undefined when it is not one. */

@@ -11,21 +11,21 @@ import csrfProtection from '@fastify/csrf-protection';
 import formbody from '@fastify/formbody';
 import helmet from '@fastify/helmet';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { ApiError, ErrorCode } from '../errors.js';
+import { ApiError, ErrorCode } from '../errors/catalog.js';
 import type { KeyStore } from '../auth/key-store.js';
 import { ANONYMOUS, hasScope, permissionDenied, type Principal } from '../auth/principal.js';
 import { isLoopbackHost } from '../auth/secure-default.js';
-import type { Config } from '../config.js';
+import type { Config } from '../config/environment.js';
 import { ListTasksQuerySchema } from '../contract/tasks.js';
 import type { TaskService } from '../tasks/service.js';
-import { createAjv } from '../validation.js';
+import { createAjv } from '../validation/json-schema.js';
 import { CONSOLE_CSS, CONSOLE_JS } from './assets.js';
 import { newSession, RevokedSessions, SessionSigner } from './session.js';
 import { ChartCounts } from './charts/data.js';
 import type { AuditFields, ConsoleContext, Form } from './context.js';
-import { bulkRoutes } from './routes/bulk.js';
-import { overviewRoutes } from './routes/overview.js';
-import { taskRoutes } from './routes/tasks.js';
+import { consoleBulkRoutes } from './routes/bulk.js';
+import { consoleOverviewRoutes } from './routes/overview.js';
+import { consoleTaskRoutes } from './routes/tasks.js';
 import { errorPage, loginPage, type Viewer } from './views/layout.js';
 
 export interface ConsoleOptions {
@@ -274,7 +274,7 @@ export async function consoleRoutes(app: FastifyInstance, options: ConsoleOption
     requireWrite,
     reasonOf,
   };
-  overviewRoutes(app, ctx);
-  taskRoutes(app, ctx);
-  bulkRoutes(app, ctx);
+  consoleOverviewRoutes(app, ctx);
+  consoleTaskRoutes(app, ctx);
+  consoleBulkRoutes(app, ctx);
 }

@@ -1,6 +1,6 @@
 /** Schema pieces every resource shares: the error body and times. */
 import Type, { type Static } from 'typebox';
-import { ErrorCode } from '../errors.js';
+import { ErrorCode } from '../errors/catalog.js';
 
 export const TimestampSchema = Type.String({
   format: 'date-time',

@@ -1,7 +1,7 @@
 /** Schemas of the task-type catalog: what each declared type promises producers and consumers. */
 import Type, { type Static } from 'typebox';
 import { TASK_TYPE_PATTERN } from '../shared/limits.js';
-import { PAYLOAD_VERSION_KEY_PATTERN } from '../task-catalog.js';
+import { PAYLOAD_VERSION_KEY_PATTERN } from '../task-types/catalog.js';
 
 const BoundsSchema = Type.Object({ default: Type.Integer(), max: Type.Integer() });
 

@@ -5,7 +5,7 @@
  * languages cannot carry exactly: non-finite values (`1e400`) and integers beyond ±(2^53-1).
  */
 import sjson from 'secure-json-parse';
-import { ApiError, ErrorCode, invalidArgument } from '../errors.js';
+import { ApiError, ErrorCode, invalidArgument } from '../errors/catalog.js';
 
 export interface ParseJsonOptions {
   /** Where the text sits, for error details: `body`, or a form field such as `payload`. */

@@ -4,7 +4,7 @@
  */
 import type { LogLevel as TemporalLogLevel, LogMetadata, Logger as TemporalLogger } from '@temporalio/common';
 import { pino, type DestinationStream, type Logger } from 'pino';
-import type { LogLevel } from '../config.js';
+import type { LogLevel } from '../config/environment.js';
 
 export type { Logger } from 'pino';
 

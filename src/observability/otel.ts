@@ -1,6 +1,6 @@
 /**
  * The OpenTelemetry SDK and Temporal's OpenTelemetry interceptors, loaded by ./tracing.ts only when
- * tracing is on. Everything is configured from `config.tracing` (src/config.ts reads the `OTEL_*`
+ * tracing is on. Everything is configured from `config.tracing` (src/config/environment.ts reads the `OTEL_*`
  * variables): a tracer provider registered globally with the W3C trace-context propagator and an
  * async-local context, a batching OTLP exporter (HTTP/protobuf or gRPC) or the console.
  */
@@ -38,7 +38,7 @@ import type { OpenTelemetrySinks } from '@temporalio/interceptors-opentelemetry'
 import type { InjectedSinks } from '@temporalio/worker';
 import type { WorkflowInfo } from '@temporalio/workflow';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { TracingConfig } from '../config.js';
+import type { TracingConfig } from '../config/environment.js';
 import { redactUrl } from './logger.js';
 import type { TracedProcess, TraceSend, Tracing } from './tracing.js';
 

@@ -16,7 +16,7 @@ import type {
   WorkerOptions,
 } from '@temporalio/worker';
 import type { FastifyInstance } from 'fastify';
-import type { TracingConfig } from '../config.js';
+import type { TracingConfig } from '../config/environment.js';
 
 /** Which process the spans come from: names its default `service.name`. */
 export type TracedProcess = 'api' | 'worker';

@@ -8,19 +8,8 @@
  * the current one, every listed secret signs each callback while they overlap.
  */
 import { readFileSync, statSync } from 'node:fs';
+import { DEFAULT_OWNER } from '../shared/owner.js';
 import { isWebhookSecret } from './webhook-signature.js';
-
-/** Owner of every task while authentication is off, and of tasks created before it. */
-export const DEFAULT_OWNER = 'default';
-
-/**
- * The owner of a task from its workflow id: `<owner>/<taskId>`, or the bare task id for `default`
- * (a task id cannot contain `/`).
- */
-export function ownerOfWorkflow(workflowId: string): string {
-  const slash = workflowId.indexOf('/');
-  return slash > 0 ? workflowId.slice(0, slash) : DEFAULT_OWNER;
-}
 
 export interface WebhookSecretsFile {
   owners: Record<string, string[]>;

@@ -3,28 +3,8 @@
  */
 import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
 
-/** Task queue the task workflows run on, unless `TASK_QUEUE` says otherwise. */
-export const DEFAULT_TASK_QUEUE = 'delayed-tasks';
-
 /** Policy name of task types the policy file does not declare (no task type can start with `_`). */
 export const DEFAULT_POLICY_NAME = '_default';
-
-/** Task queue the callbacks of one policy run on: one queue per declared task type, one for the rest. */
-export function callbackTaskQueue(taskQueue: string, policyName: string): string {
-  return `${typeTaskQueuePrefix(taskQueue)}${policyName}`;
-}
-
-/**
- * Task queue the task workflows of one policy run on since workflow shape v2: the policy's callback
- * queue (workflow tasks and activity tasks of one name are separate queues in Temporal), so one
- * worker per type runs its workflows, their local callbacks and the regular callbacks of older tasks.
- */
-export const typeWorkflowTaskQueue = callbackTaskQueue;
-
-/** Prefix shared by every per-type queue under a task queue: visibility finds the tasks on all of them. */
-export function typeTaskQueuePrefix(taskQueue: string): string {
-  return `${taskQueue}.callbacks.`;
-}
 
 /** Patch ids of the task workflow's shape changes (`patched()`): never rename or reuse one. */
 export const WORKFLOW_PATCHES = {

@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { defaultPayloadConverter } from '@temporalio/client';
 import proto, { type temporal } from '@temporalio/proto';
 import type { BatchJob, BulkCancelBody, BulkReplayBody } from '../contract/batches.js';
-import { ApiError, ErrorCode } from '../errors.js';
+import { ApiError, ErrorCode } from '../errors/catalog.js';
 import type { TaskStatus } from '../shared/task.js';
 import type { TemporalCalls } from '../temporal/calls.js';
 import { cancelSignal } from '../workflows/delayed-task.js';

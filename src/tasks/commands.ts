@@ -6,10 +6,10 @@
 import { randomUUID } from 'node:crypto';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import { checkTaskAccess, type TaskAccess } from '../auth/principal.js';
-import type { Config } from '../config.js';
+import type { Config } from '../config/environment.js';
 import type { CreateTaskBody, ReplayBody, RescheduleBody, Task } from '../contract/tasks.js';
-import { ApiError, ErrorCode, invalidArgument, taskNotFound } from '../errors.js';
-import { Policies, type TaskTypePolicy } from '../policies.js';
+import { ApiError, ErrorCode, invalidArgument, taskNotFound } from '../errors/catalog.js';
+import type { Policies, TaskTypePolicy } from '../task-types/policies.js';
 import {
   CallbackGuard,
   CallbackRefusedError,
@@ -18,13 +18,14 @@ import {
 } from '../security/callback-guard.js';
 import { TASK_WORKFLOW_TYPE } from '../shared/constants.js';
 import { workflowIdOf } from '../shared/owner.js';
+import { routeNewTask, workflowQueueOf } from '../shared/task-queues.js';
 import { initialTaskState, ownerOf, type TaskSpec } from '../shared/task.js';
 import type { TemporalCalls } from '../temporal/calls.js';
 import { isNotRunning, toApiError } from '../temporal/errors.js';
 import { cancelSignal, rescheduleUpdate, type delayedTask } from '../workflows/delayed-task.js';
 import { buildTaskSpec, capped, checkPayload, checkPayloadSchema, resolveWhen } from './input.js';
 import type { TaskReader } from './reader.js';
-import { fingerprintOf, taskStartOptions, workflowQueueOf } from './start-options.js';
+import { fingerprintOf, taskStartOptions } from './start-options.js';
 import { cancelledView, toTask } from './views.js';
 
 /** A create that passed every check and has not touched Temporal yet. */
@@ -72,7 +73,7 @@ export class TaskCommands {
   async prepare(access: TaskAccess, body: CreateTaskBody): Promise<PreparedCreate> {
     checkTaskAccess(access, { taskType: body.taskType });
     const policy = this.policyOf(body.taskType);
-    const { callbackTaskQueue, localCallback } = Policies.routing(this.taskQueue, policy);
+    const { callbackTaskQueue, localCallback } = routeNewTask(this.taskQueue, policy);
     const { spec, fingerprint, target } = buildTaskSpec(body, {
       owner: access.owner,
       now: this.options.now(),
@@ -201,7 +202,7 @@ export class TaskCommands {
     // An edited payload or version must keep the type's promise; an unchanged one replays as it was.
     if (body.payload || body.payloadVersion !== undefined)
       checkPayloadSchema(payload, payloadVersion, policy);
-    const { workflowTaskQueue, callbackTaskQueue, localCallback } = Policies.routing(this.taskQueue, policy);
+    const { workflowTaskQueue, callbackTaskQueue, localCallback } = routeNewTask(this.taskQueue, policy);
     const spec: TaskSpec = {
       taskId,
       owner: access.owner,

@@ -3,14 +3,14 @@
  * limits, callback URL, per-type caps. Pure: `now` and the limits come in as arguments.
  */
 import { createHash } from 'node:crypto';
-import type { Config } from '../config.js';
-import type { TaskTypePolicy } from '../policies.js';
+import type { Config } from '../config/environment.js';
+import type { TaskTypePolicy } from '../task-types/policies.js';
 import { PAYLOAD_VERSION_DEFAULT, PRIORITY } from '../shared/limits.js';
 import { idempotencyKeyOf } from '../shared/owner.js';
 import type { TaskSpec } from '../shared/task.js';
 import { hostMatches } from '../security/address-rules.js';
 import { CallbackGuard, CallbackRefusedError } from '../security/callback-guard.js';
-import { ApiError, ErrorCode, invalidArgument, PayloadSchemaError } from '../errors.js';
+import { ApiError, ErrorCode, invalidArgument, PayloadSchemaError } from '../errors/catalog.js';
 import type { CreateTaskBody } from '../contract/tasks.js';
 
 export type Limits = Config['limits'];
@@ -210,7 +210,7 @@ export interface CreateContext {
   limits: Limits;
   policy: TaskTypePolicy;
   callbackTaskQueue: string;
-  /** Workflow shape v2: call back with a local activity or not (`Policies.routing`); absent: a pre-v2 input. */
+  /** Workflow shape v2: call back with a local activity or not (`routeNewTask` in src/shared/task-queues.ts); absent: a pre-v2 input. */
   localCallback?: boolean;
   newTaskId: () => string;
   /** The SSRF rules; the default one refuses every exception. */

@@ -6,7 +6,7 @@
  * only move within the same query (the owner filter is the API's, never the token's).
  */
 import { createHash } from 'node:crypto';
-import { invalidArgument } from '../errors.js';
+import { invalidArgument } from '../errors/catalog.js';
 
 const DIGEST_LENGTH = 22;
 

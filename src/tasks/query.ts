@@ -3,7 +3,8 @@
  * come from a fixed list and every value is quoted here, after a check that it cannot leave its
  * quotes (values are checked by the contract's patterns before, this is the second line).
  */
-import { SEARCH_ATTRIBUTES, TASK_WORKFLOW_TYPE, typeTaskQueuePrefix } from '../shared/constants.js';
+import { SEARCH_ATTRIBUTES, TASK_WORKFLOW_TYPE } from '../shared/constants.js';
+import { typeQueuePrefix } from '../shared/task-queues.js';
 import { DEFAULT_OWNER } from '../shared/owner.js';
 import type { TaskStatus } from '../shared/task.js';
 
@@ -45,7 +46,7 @@ export class VisibilityQuery {
     const { workflowType, taskQueue } = ATTRIBUTES;
     return new VisibilityQuery([
       `${workflowType} = ${quote(TASK_WORKFLOW_TYPE)}`,
-      `(${taskQueue} = ${quote(sharedQueue)} OR ${taskQueue} STARTS_WITH ${quote(typeTaskQueuePrefix(sharedQueue))})`,
+      `(${taskQueue} = ${quote(sharedQueue)} OR ${taskQueue} STARTS_WITH ${quote(typeQueuePrefix(sharedQueue))})`,
     ]);
   }
 

@@ -7,7 +7,7 @@
  */
 import type { WorkflowExecutionDescription, WorkflowHandle } from '@temporalio/client';
 import proto, { type temporal } from '@temporalio/proto';
-import { taskNotFound } from '../errors.js';
+import { taskNotFound } from '../errors/catalog.js';
 import { SEARCH_ATTRIBUTES, TASK_WORKFLOW_TYPE } from '../shared/constants.js';
 import { workflowIdOf } from '../shared/owner.js';
 import { initialTaskState, ownerOf, type TaskError, type TaskSpec, type TaskState } from '../shared/task.js';

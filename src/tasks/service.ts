@@ -5,7 +5,7 @@
  */
 import type { Connection, DataConverter, WorkflowClientInterceptor } from '@temporalio/client';
 import type { TaskAccess } from '../auth/principal.js';
-import type { Config } from '../config.js';
+import type { Config } from '../config/environment.js';
 import type {
   CreateTaskBody,
   ListTasksQuery,
@@ -15,7 +15,7 @@ import type {
   TaskList,
 } from '../contract/tasks.js';
 import type { BatchJob, BulkCancelBody, BulkReplayBody } from '../contract/batches.js';
-import type { Policies } from '../policies.js';
+import type { Policies } from '../task-types/policies.js';
 import type { Resolver } from '../security/callback-guard.js';
 import { TemporalCalls } from '../temporal/calls.js';
 import { BulkOperations } from './bulk.js';

@@ -48,14 +48,6 @@ export function taskStartOptions(
   };
 }
 
-/**
- * The workflow task queue of a task: its type's queue for inputs written since workflow shape v2
- * (the same name as its callback queue), the shared queue for older ones.
- */
-export function workflowQueueOf(spec: TaskSpec, sharedQueue: string): string {
-  return spec.localCallback === undefined ? sharedQueue : spec.callbackTaskQueue;
-}
-
 /** What makes two creates of one id the same task: the spec without its id, time and routing. */
 export function fingerprintOf(spec: TaskSpec): string {
   const {

@@ -5,7 +5,7 @@
  */
 import proto from '@temporalio/proto';
 import type { ListTasksQuery, TaskList } from '../contract/tasks.js';
-import { invalidArgument } from '../errors.js';
+import { invalidArgument } from '../errors/catalog.js';
 import { workflowIdOf } from '../shared/owner.js';
 import type { TaskStatus } from '../shared/task.js';
 import type { ExecutionInfo, TemporalCalls } from '../temporal/calls.js';
@@ -17,7 +17,7 @@ import { toSummary } from './views.js';
 const { WorkflowExecutionStatus } = proto.temporal.api.enums.v1;
 
 /** Which tasks a count is about: one owner's (all when undefined) and one type's (all when undefined). */
-export interface Scope {
+export interface TaskFilter {
   owner?: string | undefined;
   taskType?: string | undefined;
 }
@@ -28,11 +28,11 @@ export class TaskVisibility {
     private readonly sharedQueue: string,
   ) {}
 
-  /** This service's tasks, narrowed to `scope`. */
-  tasks(scope: Scope = {}): VisibilityQuery {
+  /** This service's tasks, narrowed to `filter`. */
+  tasks(filter: TaskFilter = {}): VisibilityQuery {
     let query = VisibilityQuery.tasks(this.sharedQueue);
-    if (scope.owner !== undefined) query = query.owner(scope.owner);
-    if (scope.taskType) query = query.is('taskType', scope.taskType);
+    if (filter.owner !== undefined) query = query.owner(filter.owner);
+    if (filter.taskType) query = query.is('taskType', filter.taskType);
     return query;
   }
 
@@ -81,10 +81,13 @@ export class TaskVisibility {
   }
 
   /** Tasks by status right now: one count per status; FAILED counts closed runs too. */
-  async countByStatus(statuses: readonly TaskStatus[], scope: Scope = {}): Promise<Record<string, number>> {
+  async countByStatus(
+    statuses: readonly TaskStatus[],
+    filter: TaskFilter = {},
+  ): Promise<Record<string, number>> {
     const counts = await Promise.all(
       statuses.map(async (status) => {
-        const query = this.tasks(scope).status(status);
+        const query = this.tasks(filter).status(status);
         return [status, await this.count(status === 'FAILED' ? query : query.open())] as const;
       }),
     );
@@ -92,18 +95,18 @@ export class TaskVisibility {
   }
 
   /** Tasks that ended with `status` (SUCCEEDED, CANCELLED, FAILED) in `[from, to)` (ms; `to` open when absent). */
-  async countClosed(status: TaskStatus, from: number, to?: number, scope: Scope = {}): Promise<number> {
-    return this.count(this.tasks(scope).status(status).closed().between('closeTime', from, to));
+  async countClosed(status: TaskStatus, from: number, to?: number, filter: TaskFilter = {}): Promise<number> {
+    return this.count(this.tasks(filter).status(status).closed().between('closeTime', from, to));
   }
 
   /** Scheduled tasks due in `[from, to)` (ms; `from` open when undefined: the overdue ones). */
-  async countDue(from: number | undefined, to: number, scope: Scope = {}): Promise<number> {
-    return this.count(this.tasks(scope).open().status('SCHEDULED').between('executeAt', from, to));
+  async countDue(from: number | undefined, to: number, filter: TaskFilter = {}): Promise<number> {
+    return this.count(this.tasks(filter).open().status('SCHEDULED').between('executeAt', from, to));
   }
 
   /** Open, scheduled tasks due before `before` (ms): the overdue ones. */
-  countOverdue(before: number, scope: Scope = {}): Promise<number> {
-    return this.countDue(undefined, before, scope);
+  countOverdue(before: number, filter: TaskFilter = {}): Promise<number> {
+    return this.countDue(undefined, before, filter);
   }
 
   /** Runs matching `query` that are no longer the latest run of their task. */

@@ -8,7 +8,7 @@ import {
   makeGrpcRetryInterceptor,
   type ConnectionOptions,
 } from '@temporalio/client';
-import type { Config } from '../config.js';
+import type { Config } from '../config/environment.js';
 
 export interface TemporalConnectionOptions {
   address: string;

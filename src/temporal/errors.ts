@@ -4,7 +4,7 @@
 import { ServiceError, WorkflowUpdateFailedError, isGrpcServiceError } from '@temporalio/client';
 import { ApplicationFailure, WorkflowNotFoundError } from '@temporalio/common';
 import { FAILED_PRECONDITION_TYPE } from '../shared/task.js';
-import { ApiError, ErrorCode, taskNotFound } from '../errors.js';
+import { ApiError, ErrorCode, taskNotFound } from '../errors/catalog.js';
 import { CONNECT_FAILURE, NOT_STARTED_YET } from './sdk-knowledge.js';
 
 const GRPC = {

@@ -1,7 +1,7 @@
 /**
  * What this service knows about the Temporal SDK and server that no public API says: a marker name,
  * two error texts and one internal decoder. Kept here alone, for the SDK version pinned below;
- * test/unit/sdk-knowledge.test.ts fails when the installed SDK is another version (look again at
+ * test/unit/temporal/sdk-knowledge.test.ts fails when the installed SDK is another version (look again at
  * each item, then move the pin), and the integration tests named on each item exercise it.
  */
 import type { LoadedDataConverter } from '@temporalio/common';

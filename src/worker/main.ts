@@ -4,9 +4,9 @@
  */
 import type { AddressInfo } from 'node:net';
 import { NativeConnection, Runtime } from '@temporalio/worker';
-import { loadConfig } from '../config.js';
+import { loadConfig } from '../config/environment.js';
 import { createLogger, orExit, PinoTemporalLogger } from '../observability/logger.js';
-import { loadPolicies } from '../policies.js';
+import { loadPolicies } from '../task-types/policies.js';
 import { CallbackGuard } from '../security/callback-guard.js';
 import { connectionOptions } from '../temporal/connection.js';
 import { loadPayloadKeyring } from '../security/payload-codec.js';

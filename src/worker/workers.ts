@@ -17,10 +17,11 @@ import {
   type WorkflowBundleWithSourceMap,
 } from '@temporalio/worker';
 import { createActivities, type CallbackDeps } from '../activities/callback.js';
-import { WORKER_DEFAULTS, type Config } from '../config.js';
+import { WORKER_DEFAULTS, type Config } from '../config/environment.js';
 import { CallbackGuard } from '../security/callback-guard.js';
 import { WebhookSecrets } from '../security/webhook-secrets.js';
-import { Policies } from '../policies.js';
+import type { Policies } from '../task-types/policies.js';
+import { typeQueue } from '../shared/task-queues.js';
 import { createDataConverter, failureConverterPath } from '../temporal/data-converter.js';
 import type { TaskSinks } from '../shared/sinks.js';
 import { withWorkerTracing, type Tracing } from '../observability/tracing.js';
@@ -140,7 +141,7 @@ export async function createTaskWorkers(options: TaskWorkersOptions): Promise<Wo
     const workerOptions: WorkerOptions = {
       connection,
       namespace,
-      taskQueue: Policies.taskQueue(taskQueue, policy),
+      taskQueue: typeQueue(taskQueue, policy.name),
       dataConverter,
       workflowBundle,
       sinks,

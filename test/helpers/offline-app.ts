@@ -13,8 +13,8 @@ import { buildServer } from './server.js';
 import { ApiMetrics } from '../../src/api/metrics.js';
 import { TaskService } from '../../src/tasks/service.js';
 import { KeyStore } from '../../src/auth/key-store.js';
-import { loadConfig } from '../../src/config.js';
-import { Policies } from '../../src/policies.js';
+import { loadConfig } from '../../src/config/environment.js';
+import { Policies } from '../../src/task-types/policies.js';
 import { apiConnection } from '../../src/temporal/connection.js';
 import { mintKeys, writeKeysFile, type Minted, type TestKey } from './harness.js';
 

@@ -4,11 +4,12 @@
  */
 import { buildTaskSpec } from '../../src/tasks/input.js';
 import { taskStartOptions } from '../../src/tasks/start-options.js';
-import { Policies, type TaskTypePolicy } from '../../src/policies.js';
+import type { TaskTypePolicy } from '../../src/task-types/policies.js';
 import { CallbackGuard } from '../../src/security/callback-guard.js';
 import { TASK_WORKFLOW_TYPE } from '../../src/shared/constants.js';
 import { DEFAULT_OWNER } from '../../src/shared/owner.js';
 import type { Harness } from './harness.js';
+import { typeQueue } from '../../src/shared/task-queues.js';
 
 export interface OldTask {
   taskType: string;
@@ -55,7 +56,7 @@ export async function startAsV1(
     { taskType, taskId, payload: { taskId }, ...fields },
     Date.now(),
     (policy) => ({
-      callbackTaskQueue: Policies.taskQueue(h.taskQueue, policy),
+      callbackTaskQueue: typeQueue(h.taskQueue, policy.name),
     }),
   );
   await h.client.workflow.start(

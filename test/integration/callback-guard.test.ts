@@ -8,7 +8,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Resolver } from '../../src/security/callback-guard.js';
-import { typeTaskQueuePrefix } from '../../src/shared/constants.js';
+import { typeQueuePrefix } from '../../src/shared/task-queues.js';
 import { Harness } from '../helpers/harness.js';
 import { CallbackReceiver } from '../helpers/receiver.js';
 import { uniqueId, waitForStatus } from '../helpers/tasks.js';
@@ -97,7 +97,7 @@ describe('at create', () => {
     }
     // Had any of them been started, its callback would have arrived by now (delay 0).
     const describeAll = await strict.client.workflow.count(
-      `TaskQueue = '${strict.taskQueue}' OR TaskQueue STARTS_WITH '${typeTaskQueuePrefix(strict.taskQueue)}'`,
+      `TaskQueue = '${strict.taskQueue}' OR TaskQueue STARTS_WITH '${typeQueuePrefix(strict.taskQueue)}'`,
     );
     expect(describeAll.count).toBe(0);
     expect(strict.receiver.received).toHaveLength(0);

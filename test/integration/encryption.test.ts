@@ -15,7 +15,7 @@ import { promisify } from 'node:util';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config/environment.js';
 import type { Resolver } from '../../src/security/callback-guard.js';
 import { loadPayloadKeyring, mintPayloadKey } from '../../src/security/payload-codec.js';
 import { ALL_SEARCH_ATTRIBUTES } from '../../src/shared/constants.js';

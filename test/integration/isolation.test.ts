@@ -6,7 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { PolicyFile } from '../../src/policies.js';
+import type { PolicyFile } from '../../src/task-types/policies.js';
 import { Harness } from '../helpers/harness.js';
 import { CallbackReceiver, type ReceivedCallback } from '../helpers/receiver.js';
 import { uniqueId, waitForStatus } from '../helpers/tasks.js';

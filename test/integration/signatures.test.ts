@@ -10,7 +10,6 @@ import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTaskSpec } from '../../src/tasks/input.js';
 import { taskStartOptions } from '../../src/tasks/start-options.js';
-import { Policies } from '../../src/policies.js';
 import { CallbackGuard } from '../../src/security/callback-guard.js';
 import { TASK_WORKFLOW_TYPE } from '../../src/shared/constants.js';
 import { mintWebhookSecret, webhookId } from '../../src/security/webhook-signature.js';
@@ -20,6 +19,7 @@ import { ensurePythonWebhooks, verifyWithPython, type VerifyCase } from '../help
 import type { ReceivedCallback } from '../helpers/receiver.js';
 import { uniqueId, waitForStatus } from '../helpers/tasks.js';
 import { waitFor } from '../helpers/wait.js';
+import { typeQueue } from '../../src/shared/task-queues.js';
 
 const OLD_DEFAULT = mintWebhookSecret();
 const ORDERS_NEW = mintWebhookSecret();
@@ -56,7 +56,7 @@ async function startOwned(owner: string, taskId: string, asBefore = false): Prom
       now: Date.now(),
       limits: h.config.limits,
       policy,
-      callbackTaskQueue: Policies.taskQueue(h.taskQueue, policy),
+      callbackTaskQueue: typeQueue(h.taskQueue, policy.name),
       newTaskId: () => taskId,
       guard: new CallbackGuard(h.config.callbacks),
       owner,

@@ -10,7 +10,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
 import { Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config/environment.js';
 import { loadPayloadKeyring } from '../../src/security/payload-codec.js';
 import { TASK_WORKFLOW_TYPE } from '../../src/shared/constants.js';
 import { createDataConverter } from '../../src/temporal/data-converter.js';

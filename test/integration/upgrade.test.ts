@@ -10,13 +10,13 @@ import { fileURLToPath } from 'node:url';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createActivities } from '../../src/activities/callback.js';
-import { Policies } from '../../src/policies.js';
 import { WORKFLOW_PATCHES } from '../../src/shared/constants.js';
 import { bundleTaskWorkflows, callbackDepsFromConfig, runWorkers } from '../../src/worker/workers.js';
 import { Harness } from '../helpers/harness.js';
 import { startAsV1 } from '../helpers/shape-v1.js';
 import { historyCounts, historyEvents } from '../helpers/history.js';
 import { uniqueId, waitForStatus, waitUntilRetrying } from '../helpers/tasks.js';
+import { typeQueue } from '../../src/shared/task-queues.js';
 
 /** How long the sleeping task sleeps and the retrying one waits (Retry-After): the upgrade comes first. */
 const SLEEP_S = 14;
@@ -56,7 +56,7 @@ async function startV1Workers(taskType: string): Promise<{ stop: () => Promise<v
     Worker.create({
       connection,
       namespace,
-      taskQueue: Policies.taskQueue(h.taskQueue, policy),
+      taskQueue: typeQueue(h.taskQueue, policy.name),
       dataConverter: h.dataConverter,
       activities: createActivities(callbackDepsFromConfig(h.config)),
     }),

@@ -9,7 +9,7 @@ import { Worker, type ReplayWorkerOptions } from '@temporalio/worker';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { quietRuntime } from '../helpers/harness.js';
 import { bundleTaskWorkflows, workflowsPath } from '../../src/worker/workers.js';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config/environment.js';
 import { startTracing, withWorkerTracing } from '../../src/observability/tracing.js';
 import { historyFromCliJson } from './history-json.js';
 import { historyFiles, loadFixture, manifestOf, recordedShapes, type HistoryFixture } from './fixtures.js';

@@ -19,7 +19,7 @@ import { startTestServer, writeWorkflowBundle, type TestServer } from '../helper
 import { Harness, quietRuntime } from '../helpers/harness.js';
 import { uniqueId } from '../helpers/tasks.js';
 import { waitFor } from '../helpers/wait.js';
-import type { PolicyFile } from '../../src/policies.js';
+import type { PolicyFile } from '../../src/task-types/policies.js';
 import { startAsV1 } from '../helpers/shape-v1.js';
 import { MANIFEST, manifestOf, shapeDir } from './fixtures.js';
 

@@ -15,7 +15,7 @@ import type { Payload, PayloadCodec } from '@temporalio/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import Type, { type Static } from 'typebox';
 import type { KeyStore } from '../../auth/key-store.js';
-import { ApiError, ErrorCode } from '../../errors.js';
+import { ApiError, ErrorCode } from '../../errors/catalog.js';
 import { ErrorBodySchema } from '../../contract/common.js';
 
 const Base64 = Type.String({ pattern: '^[A-Za-z0-9+/]*={0,2}$', description: 'base64' });

@@ -3,8 +3,8 @@
  * need scope `tasks:read` (src/api/auth.ts) when authentication is on.
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { Policies, TaskTypePolicy } from '../../policies.js';
-import { ApiError, ErrorCode } from '../../errors.js';
+import type { Policies, TaskTypePolicy } from '../../task-types/policies.js';
+import { ApiError, ErrorCode } from '../../errors/catalog.js';
 import { ErrorBodySchema } from '../../contract/common.js';
 import {
   PayloadJsonSchemaSchema,

@@ -7,11 +7,11 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import Type from 'typebox';
 import type { FastifyRequest } from 'fastify';
 import { checkTaskAccess, mayAccess } from '../../auth/principal.js';
-import { createAjv } from '../../validation.js';
+import { createAjv } from '../../validation/json-schema.js';
 import { accessFor, listOwner } from '../../auth/principal.js';
 import { auditItem, auditRecordOf, auditTask, visibleTo } from '../auth.js';
 import { createBatch, type ItemOutcome } from '../batch-create.js';
-import type { ApiError } from '../../errors.js';
+import type { ApiError } from '../../errors/catalog.js';
 import { ErrorBodySchema } from '../../contract/common.js';
 import {
   TaskActionAnswerSchema,

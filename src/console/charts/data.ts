@@ -5,7 +5,7 @@
  * budget of count queries; a chart over budget is shown as unavailable. Results are kept for a
  * short time per scope, so a page refreshed by many operators costs one round of queries.
  */
-import type { Scope, TaskVisibility } from '../../tasks/visibility.js';
+import type { TaskFilter, TaskVisibility } from '../../tasks/visibility.js';
 import type { TaskStatus } from '../../shared/task.js';
 import { countBuckets, CountBudgetExceeded, forecastRanges, lastHours, type Bucket } from './buckets.js';
 
@@ -49,22 +49,22 @@ export class ChartCounts {
   }
 
   /** The charts of `scope` (one owner's tasks unless admin; one type's or every type's). */
-  load(scope: Scope): Promise<ChartData> {
-    const key = `${scope.owner ?? '*'}\u0000${scope.taskType ?? '*'}`;
+  load(filter: TaskFilter): Promise<ChartData> {
+    const key = `${filter.owner ?? '*'}\u0000${filter.taskType ?? '*'}`;
     const now = this.now();
     const cached = this.cache.get(key);
     if (cached && now - cached.at < this.ttlMs) return cached.data;
-    const data = this.compute(scope, new Date(now));
+    const data = this.compute(filter, new Date(now));
     this.cache.set(key, { at: now, data });
     data.catch(() => this.cache.delete(key));
-    // Old entries go when the map grows: scopes are owners × types, a bounded set in practice.
+    // Old entries go when the map grows: filters are owners × types, a bounded set in practice.
     if (this.cache.size > 1000) {
       for (const [k, entry] of this.cache) if (now - entry.at >= this.ttlMs) this.cache.delete(k);
     }
     return data;
   }
 
-  private async compute(scope: Scope, now: Date): Promise<ChartData> {
+  private async compute(filter: TaskFilter, now: Date): Promise<ChartData> {
     const { byMinute, byHour } = forecastRanges(now);
     const hours = lastHours(now);
     let queries = 0;
@@ -82,9 +82,9 @@ export class ChartCounts {
         return undefined;
       }
     };
-    const due = (start: Date, end: Date) => this.visibility.countDue(start.getTime(), end.getTime(), scope);
+    const due = (start: Date, end: Date) => this.visibility.countDue(start.getTime(), end.getTime(), filter);
     const closed = (status: Outcome) => (start: Date, end: Date) =>
-      this.visibility.countClosed(status, start.getTime(), end.getTime(), scope);
+      this.visibility.countClosed(status, start.getTime(), end.getTime(), filter);
     const [dueByMinute, dueByHour, ...perOutcome] = await Promise.all([
       fill(byMinute, due),
       fill(byHour, due),

@@ -1,10 +1,10 @@
 /** Bulk replay and bulk cancel of one task type, and the batch job they start. */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { toFieldProblems, type FieldProblem } from '../../validation.js';
+import { toFieldProblems, type FieldProblem } from '../../validation/json-schema.js';
 import type { ConsoleContext, Form } from '../context.js';
 import { batchPage, bulkPage } from '../views/actions.js';
 
-export function bulkRoutes(app: FastifyInstance, ctx: ConsoleContext): void {
+export function consoleBulkRoutes(app: FastifyInstance, ctx: ConsoleContext): void {
   const { tasks, page, viewerOf, audit, requireWrite, reasonOf, validateList } = ctx;
   type BulkFilter = { operation: 'replay' | 'cancel'; taskType: string; status: string };
   const bulkFilter = (raw: Form): BulkFilter => ({

@@ -1,8 +1,8 @@
 /** The overview page (counts now, the charts, the table per task type) and each task type's page. */
 import type { FastifyInstance } from 'fastify';
 import { ANONYMOUS, hasScope, listOwner, type Principal } from '../../auth/principal.js';
-import { ApiError, ErrorCode } from '../../errors.js';
-import { toFieldProblems } from '../../validation.js';
+import { ApiError, ErrorCode } from '../../errors/catalog.js';
+import { toFieldProblems } from '../../validation/json-schema.js';
 import { loadLagPanel } from '../charts/prometheus.js';
 import type { ConsoleContext } from '../context.js';
 import { chartsSection, type ChartScopeView } from '../views/charts.js';
@@ -13,7 +13,7 @@ const SAMPLE_SIZE = 500;
 const FINISHED_WINDOW_MS = 24 * 3600_000;
 const DEAD_LETTER_CAP = 1000;
 
-export function overviewRoutes(app: FastifyInstance, ctx: ConsoleContext): void {
+export function consoleOverviewRoutes(app: FastifyInstance, ctx: ConsoleContext): void {
   const { tasks, page, viewerOf, config, charts, validateList } = ctx;
   /**
    * Open tasks now; dead letters now (latest runs only: visibility keeps a replayed task's old FAILED

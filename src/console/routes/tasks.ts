@@ -2,16 +2,16 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { accessFor, ANONYMOUS, hasScope, listOwner } from '../../auth/principal.js';
 import { ReplayBodySchema, type ListTasksQuery } from '../../contract/tasks.js';
-import { ApiError, ErrorCode } from '../../errors.js';
+import { ApiError, ErrorCode } from '../../errors/catalog.js';
 import { workflowIdOf } from '../../shared/owner.js';
-import { createAjv, toFieldProblems, type FieldProblem } from '../../validation.js';
+import { createAjv, toFieldProblems, type FieldProblem } from '../../validation/json-schema.js';
 import type { ConsoleContext, Form } from '../context.js';
 import { parseReplayForm, utcTime } from '../forms.js';
 import type { ReplayForm } from '../views/actions.js';
 import { replayPage } from '../views/actions.js';
 import { taskPage, tasksPage, taskUrl, type ListFilters } from '../views/tasks.js';
 
-export function taskRoutes(app: FastifyInstance, ctx: ConsoleContext): void {
+export function consoleTaskRoutes(app: FastifyInstance, ctx: ConsoleContext): void {
   const { tasks, config, page, viewerOf, audit, requireWrite, reasonOf, validateList } = ctx;
   const validateReplay = createAjv().compile(ReplayBodySchema);
   app.get('/console/tasks', async (request, reply) => {

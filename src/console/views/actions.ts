@@ -1,7 +1,7 @@
 /** The forms that act on tasks: replay one with changes, and bulk actions with their batch job. */
 import type { Task } from '../../contract/tasks.js';
 import type { BatchJob } from '../../contract/batches.js';
-import type { FieldProblem } from '../../validation.js';
+import type { FieldProblem } from '../../validation/json-schema.js';
 import { html } from '../html.js';
 import { csrf, layout, type Viewer } from './layout.js';
 import { taskUrl } from './tasks.js';

@@ -1,0 +1,477 @@
+/**
+ * The only reader of `process.env`. Validates once at boot and returns a frozen, typed object.
+ * Every key is documented in README.md and .env.example.
+ */
+
+import { isIP } from 'node:net';
+import { parseAllowCidr, parseCidr } from '../security/address-rules.js';
+import { isWebhookSecret } from '../security/webhook-signature.js';
+import { DEFAULT_TASK_QUEUE } from '../shared/task-queues.js';
+import { EnvReader, type Env } from './env-reader.js';
+
+export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+/** Worker settings that `createTaskWorkers` also falls back on when its caller gives none. */
+export const WORKER_DEFAULTS = { maxCachedWorkflows: 500, maxConcurrentWorkflowTasks: 100 } as const;
+
+export interface Config {
+  temporal: {
+    /** host:port of the Temporal frontend. @defaultValue `localhost:7233` */
+    address: string;
+    /** @defaultValue `default` */
+    namespace: string;
+    /** Task queue of the task workflows; callback queues are derived from it. @defaultValue `delayed-tasks` */
+    taskQueue: string;
+    /** Temporal Cloud API key; implies TLS. */
+    apiKey: string | undefined;
+    /** TLS to the frontend; mTLS when a client certificate and key are given. */
+    tls:
+      | {
+          serverName: string | undefined;
+          caPath: string | undefined;
+          certPath: string | undefined;
+          keyPath: string | undefined;
+        }
+      | undefined;
+    /** Deadline of one API call to Temporal; past it the API answers 503. @defaultValue 5000 */
+    rpcTimeoutMs: number;
+  };
+  api: {
+    /** @defaultValue `127.0.0.1` */
+    host: string;
+    /** @defaultValue 3000 */
+    port: number;
+  };
+  worker: {
+    /** Where the worker serves /healthz, /readyz and /metrics. @defaultValue `127.0.0.1` */
+    host: string;
+    /** @defaultValue 3001 */
+    port: number;
+    /** Loopback port of the SDK's own Prometheus exporter; /metrics on `port` includes its output. @defaultValue 9464 */
+    sdkMetricsPort: number;
+    /**
+     * Workflow executions kept in the worker's sticky cache, about 0.5 MiB each: worker RSS stays near
+     * 250 MiB + 0.5 MiB × this, however many tasks are pending (`npm run bench -- --scenario pending`).
+     * A task is in the cache between its workflow tasks; once more tasks are waiting than it holds, a
+     * task that fires replays its short history first. @defaultValue 500
+     */
+    maxCachedWorkflows: number;
+    /** Workflow tasks processed at once. @defaultValue 100 */
+    maxConcurrentWorkflowTasks: number;
+    /** On SIGTERM, how long in-flight callbacks may take to finish before they are cancelled. @defaultValue 30000 */
+    shutdownGraceMs: number;
+  };
+  limits: {
+    /** Largest payload, serialized. @defaultValue 262144 (256 KiB) */
+    maxPayloadBytes: number;
+    /** Deepest nesting of payload objects and arrays; the payload itself is level 1. @defaultValue 5 */
+    maxPayloadDepth: number;
+    /** Furthest a task may be scheduled ahead. @defaultValue 7776000 (90 days) */
+    maxScheduleAheadSeconds: number;
+    /** How far in the past an `executeAt` may be (it then fires at once). @defaultValue 300 */
+    maxPastSeconds: number;
+  };
+  auth: {
+    /**
+     * JSON file of API keys (`npm run keys -- create`). Unset: authentication is off, which the API
+     * allows only on a loopback address; every request then acts as owner `default` with every scope.
+     */
+    keysFile: string | undefined;
+    /** How often the keys file is checked for changes; 0: only on SIGHUP. @defaultValue 2000 */
+    keysWatchIntervalMs: number;
+    /** Requests per minute of a key that sets no `requestsPerMinute`, per API process. @defaultValue 6000 */
+    requestsPerMinute: number;
+    /**
+     * Failed authentications per minute from one client (an IPv4 address, an IPv6 /64) before its
+     * next failure gets 429; a valid credential is never refused for them. @defaultValue 30
+     */
+    failuresPerMinute: number;
+    /** Failed authentications per minute from all clients together (a guess spread over many addresses). @defaultValue 600 */
+    failuresPerMinuteGlobal: number;
+  };
+  http: {
+    /**
+     * Proxies (CIDRs or addresses) whose `X-Forwarded-For` and `X-Forwarded-Proto` are believed: the
+     * client address for failed-login limits and logs, https for the console's Secure cookie. Empty:
+     * none, the peer address is the client. @defaultValue none
+     */
+    trustProxy: string[];
+    /** Send `Strict-Transport-Security` (max-age in seconds) on answers served over https. @defaultValue 0 (off) */
+    hstsMaxAgeSeconds: number;
+  };
+  metrics: {
+    /** When set, `/metrics` of the API requires `Authorization: Bearer <token>`. */
+    token: string | undefined;
+    /** When set, the API serves `/metrics` on this port (and `host`) only, not on the API's port. */
+    port: number | undefined;
+    /** @defaultValue `127.0.0.1` */
+    host: string;
+  };
+  console: {
+    /** Serve the operator console at `/console` (src/console/). @defaultValue false */
+    enabled: boolean;
+    /** Base address of Temporal's Web UI; task pages link their workflow there. Unset: no link. */
+    temporalUiUrl: string | undefined;
+    /**
+     * Prometheus that scrapes the workers: the console shows fire lag and attempts per task type from
+     * it. Unset: that panel is hidden (the page says so).
+     */
+    prometheusUrl: string | undefined;
+    /**
+     * Secrets that sign console session cookies (HMAC-SHA256), the first one signing, every one
+     * verifying (rotation). Every API process behind one address needs the same list. Empty: a
+     * random secret per process, so a session works only on the process that made it.
+     */
+    sessionSecrets: readonly string[];
+    /** Lifetime of a console session. @defaultValue 28800 (8 hours) */
+    sessionTtlSeconds: number;
+  };
+  /** Path of the task-type policy file; none means every type uses the default policy. */
+  policiesFile: string | undefined;
+  logLevel: LogLevel;
+  /** Settings still set that this version no longer reads, each with what became of it: said at boot. */
+  retired: readonly string[];
+  // --- security: SSRF guard, webhook signatures, payload encryption, codec endpoint ---
+  callbacks: {
+    /** CIDRs callbacks may reach although the SSRF rules refuse them (never metadata addresses). */
+    allowCidrs: readonly string[];
+    /** Host names (exact or `*.domain`) that may resolve to refused addresses (never metadata). */
+    allowHosts: readonly string[];
+    /** Refuse `http:` callback URLs. @defaultValue false */
+    httpsOnly: boolean;
+    /** Most bytes of a callback's response body read before the connection is dropped. @defaultValue 65536 */
+    maxResponseBytes: number;
+  };
+  webhooks: {
+    /** Signing secrets (`whsec_...`) of the `default` owner, the first one current. */
+    defaultSecrets: readonly string[];
+    /** JSON file `{"owners": {"<owner>": ["whsec_new", "whsec_old"]}}`, re-read when it changes. */
+    secretsFile: string | undefined;
+  };
+  encryption: {
+    /** Keys given inline (`PAYLOAD_ENCRYPTION_KEYS=id:base64,...`), base64 of 32 bytes each. */
+    keys: Readonly<Record<string, string>>;
+    /** Key new payloads are encrypted with. */
+    currentKeyId: string | undefined;
+    /** JSON file `{"current": "<id>", "keys": {"<id>": "<base64>"}}`; merged with `keys`. */
+    keysFile: string | undefined;
+  };
+  codec: {
+    /** Bearer token the codec endpoint requires; unset: only loopback clients may call it. */
+    authToken: string | undefined;
+    /** Origins (the Web UI's) allowed to call the codec endpoint from a browser. */
+    corsOrigins: readonly string[];
+  };
+  /** OpenTelemetry traces from the standard `OTEL_*` variables (src/observability/tracing.ts). */
+  tracing: TracingConfig;
+}
+
+/** What the standard `OTEL_*` variables ask for; read here so that no other module reads them. */
+export interface TracingConfig {
+  /**
+   * Spans are made and exported: `OTEL_TRACES_EXPORTER` is `otlp` or `console`, or it is unset and an
+   * OTLP endpoint is set; `OTEL_SDK_DISABLED=true` turns it off whatever else is set. @defaultValue false
+   */
+  enabled: boolean;
+  /** @defaultValue `otlp` */
+  exporter: 'otlp' | 'console';
+  /** `service.name` of the spans. @defaultValue `delayed-task-api` or `delayed-task-worker` */
+  serviceName: string | undefined;
+  /** @defaultValue `http/protobuf` */
+  protocol: OtlpProtocol;
+  /** Where spans go: the traces endpoint, or the base endpoint + `/v1/traces` over HTTP. */
+  endpoint: string;
+  /** Sent with every export (an API key of a hosted backend): never logged. */
+  headers: Readonly<Record<string, string>>;
+  /** `OTEL_RESOURCE_ATTRIBUTES`: `key=value,...` added to every span's resource. */
+  resourceAttributes: Readonly<Record<string, string>>;
+  /** @defaultValue `parentbased_always_on` */
+  sampler: TraceSampler;
+  /** Ratio of the `traceidratio` samplers. @defaultValue 1 */
+  samplerRatio: number;
+}
+
+export type OtlpProtocol = 'http/protobuf' | 'grpc';
+const OTLP_PROTOCOLS: readonly OtlpProtocol[] = ['http/protobuf', 'grpc'];
+export type TraceSampler =
+  | 'always_on'
+  | 'always_off'
+  | 'traceidratio'
+  | 'parentbased_always_on'
+  | 'parentbased_always_off'
+  | 'parentbased_traceidratio';
+const TRACE_SAMPLERS: readonly TraceSampler[] = [
+  'always_on',
+  'always_off',
+  'traceidratio',
+  'parentbased_always_on',
+  'parentbased_always_off',
+  'parentbased_traceidratio',
+];
+
+/** Settings an earlier version read, and what replaced them. */
+const RETIRED: Readonly<Record<string, string>> = {
+  TASK_START_DELAY:
+    'every task starts at once and sleeps in a workflow timer; tasks started with a start delay before keep working (docs/architecture.md, "Start delay (retired)")',
+};
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+export function loadConfig(env: Env = process.env): Readonly<Config> {
+  const problems: string[] = [];
+  const read = new EnvReader(env, problems);
+  const tlsWanted = read.bool('TEMPORAL_TLS', false);
+  const certPath = read.optionalString('TEMPORAL_TLS_CERT_PATH');
+  const keyPath = read.optionalString('TEMPORAL_TLS_KEY_PATH');
+  const apiKey = read.optionalString('TEMPORAL_API_KEY');
+  if ((certPath === undefined) !== (keyPath === undefined)) {
+    problems.push('TEMPORAL_TLS_CERT_PATH and TEMPORAL_TLS_KEY_PATH go together: set both or neither');
+  }
+  const config: Config = {
+    temporal: {
+      address: read.string('TEMPORAL_ADDRESS', 'localhost:7233', /^[^\s:]+:\d{1,5}$/, 'host:port'),
+      namespace: read.string('TEMPORAL_NAMESPACE', 'default', /^[A-Za-z0-9._-]{1,255}$/, 'a namespace name'),
+      taskQueue: read.string(
+        'TASK_QUEUE',
+        DEFAULT_TASK_QUEUE,
+        /^[A-Za-z0-9._-]{1,200}$/,
+        'a task queue name',
+      ),
+      apiKey,
+      tls:
+        tlsWanted || certPath || apiKey
+          ? {
+              serverName: read.optionalString('TEMPORAL_TLS_SERVER_NAME'),
+              caPath: read.optionalString('TEMPORAL_TLS_CA_PATH'),
+              certPath,
+              keyPath,
+            }
+          : undefined,
+      rpcTimeoutMs: read.int('TEMPORAL_RPC_TIMEOUT_MS', 5000, 100, 120_000),
+    },
+    api: {
+      host: read.string('HOST', '127.0.0.1', /^\S+$/, 'a host name or address'),
+      port: read.int('PORT', 3000, 0, 65_535),
+    },
+    worker: {
+      host: read.string('WORKER_HOST', '127.0.0.1', /^\S+$/, 'a host name or address'),
+      port: read.int('WORKER_PORT', 3001, 0, 65_535),
+      sdkMetricsPort: read.int('WORKER_SDK_METRICS_PORT', 9464, 1, 65_535),
+      maxCachedWorkflows: read.int(
+        'WORKER_MAX_CACHED_WORKFLOWS',
+        WORKER_DEFAULTS.maxCachedWorkflows,
+        0,
+        1_000_000,
+      ),
+      maxConcurrentWorkflowTasks: read.int(
+        'WORKER_MAX_CONCURRENT_WORKFLOW_TASKS',
+        WORKER_DEFAULTS.maxConcurrentWorkflowTasks,
+        2,
+        10_000,
+      ),
+      shutdownGraceMs: read.int('WORKER_SHUTDOWN_GRACE_MS', 30_000, 0, 3_600_000),
+    },
+    limits: {
+      maxPayloadBytes: read.int('MAX_PAYLOAD_BYTES', 256 * 1024, 1024, 2 * 1024 * 1024),
+      maxPayloadDepth: read.int('MAX_PAYLOAD_DEPTH', 5, 1, 64),
+      maxScheduleAheadSeconds: read.int(
+        'MAX_SCHEDULE_AHEAD_SECONDS',
+        90 * 24 * 3600,
+        60,
+        10 * 365 * 24 * 3600,
+      ),
+      maxPastSeconds: read.int('MAX_PAST_SECONDS', 300, 0, 24 * 3600),
+    },
+    auth: {
+      keysFile: read.optionalString('API_KEYS_FILE'),
+      keysWatchIntervalMs: read.int('API_KEYS_WATCH_INTERVAL_MS', 2000, 0, 3_600_000),
+      requestsPerMinute: read.int('RATE_LIMIT_PER_MINUTE', 6000, 1, 10_000_000),
+      failuresPerMinute: read.int('AUTH_FAILURES_PER_MINUTE', 30, 1, 1_000_000),
+      failuresPerMinuteGlobal: read.int('AUTH_FAILURES_PER_MINUTE_GLOBAL', 600, 1, 10_000_000),
+    },
+    http: {
+      trustProxy: read.list(
+        'TRUST_PROXY',
+        (value) => parseCidr(value) !== undefined || isIP(value) !== 0,
+        'a CIDR or an address',
+      ),
+      hstsMaxAgeSeconds: read.int('HSTS_MAX_AGE_SECONDS', 0, 0, 2 * 365 * 24 * 3600),
+    },
+    metrics: {
+      token:
+        read.string('METRICS_TOKEN', '', /^(|\S{16,})$/, 'at least 16 characters without spaces') ||
+        undefined,
+      port: read.optionalInt('METRICS_PORT', 1, 65_535),
+      host: read.string('METRICS_HOST', '127.0.0.1', /^\S+$/, 'a host name or address'),
+    },
+    console: {
+      enabled: read.bool('CONSOLE_ENABLED', false),
+      temporalUiUrl:
+        read.string('TEMPORAL_UI_URL', '', /^(|https?:\/\/\S+)$/, 'an http(s) URL').replace(/\/+$/, '') ||
+        undefined,
+      prometheusUrl:
+        read.string('PROMETHEUS_URL', '', /^(|https?:\/\/\S+)$/, 'an http(s) URL').replace(/\/+$/, '') ||
+        undefined,
+      sessionSecrets: read.list(
+        'CONSOLE_SESSION_SECRET',
+        (value) => value.length >= 32,
+        'at least 32 characters (e.g. openssl rand -base64 32)',
+      ),
+      sessionTtlSeconds: read.int('CONSOLE_SESSION_TTL_SECONDS', 8 * 3600, 60, 7 * 24 * 3600),
+    },
+    policiesFile: read.optionalString('TASK_POLICIES_FILE'),
+    logLevel: read.oneOf('LOG_LEVEL', 'info', LOG_LEVELS),
+    retired: Object.entries(RETIRED)
+      .filter(([name]) => env[name] !== undefined)
+      .map(([name, note]) => `${name} is no longer read: ${note}`),
+    callbacks: {
+      allowCidrs: read.list(
+        'CALLBACK_ALLOW_CIDRS',
+        (value) => parseAllowCidr(value) !== undefined,
+        'a CIDR, optionally with :port',
+      ),
+      allowHosts: read.list(
+        'CALLBACK_ALLOW_HOSTS',
+        (value) => HOST_PATTERN.test(value),
+        'a host name or *.domain, optionally with :port',
+      ),
+      httpsOnly: read.bool('CALLBACK_HTTPS_ONLY', false),
+      maxResponseBytes: read.int('CALLBACK_MAX_RESPONSE_BYTES', 64 * 1024, 1024, 16 * 1024 * 1024),
+    },
+    webhooks: {
+      defaultSecrets: read.list('WEBHOOK_SECRET', isWebhookSecret, 'a whsec_ secret of 24 to 64 bytes'),
+      secretsFile: read.optionalString('WEBHOOK_SECRETS_FILE'),
+    },
+    encryption: {
+      keys: Object.fromEntries(
+        read
+          .list(
+            'PAYLOAD_ENCRYPTION_KEYS',
+            (value) => parseKeyEntry(value) !== undefined,
+            'id:base64 of 32 bytes',
+          )
+          .map((value) => parseKeyEntry(value)!),
+      ),
+      currentKeyId: read.optionalString('PAYLOAD_ENCRYPTION_CURRENT_KEY_ID'),
+      keysFile: read.optionalString('PAYLOAD_ENCRYPTION_KEYS_FILE'),
+    },
+    codec: {
+      authToken: read.optionalString('CODEC_AUTH_TOKEN'),
+      corsOrigins: read.list('CODEC_CORS_ORIGINS', isOrigin, 'an origin such as http://localhost:8233'),
+    },
+    tracing: readTracing(read, problems),
+  };
+  const { keys, currentKeyId, keysFile } = config.encryption;
+  if (Object.keys(keys).length > 0 && !keysFile && (!currentKeyId || !(currentKeyId in keys))) {
+    problems.push('PAYLOAD_ENCRYPTION_CURRENT_KEY_ID must name one of the keys in PAYLOAD_ENCRYPTION_KEYS');
+  }
+  if (problems.length > 0) {
+    throw new ConfigError(`invalid configuration:\n  - ${problems.join('\n  - ')}`);
+  }
+  return deepFreeze(config);
+}
+
+/** The OpenTelemetry specification's variables, with tracing off unless an exporter or endpoint is named. */
+function readTracing(read: EnvReader, problems: string[]): TracingConfig {
+  const disabled = read.bool('OTEL_SDK_DISABLED', false);
+  const exporter = read.oneOf('OTEL_TRACES_EXPORTER', 'unset', ['unset', 'otlp', 'console', 'none']);
+  const protocol = read.oneOf(
+    'OTEL_EXPORTER_OTLP_TRACES_PROTOCOL',
+    read.oneOf('OTEL_EXPORTER_OTLP_PROTOCOL', 'http/protobuf', OTLP_PROTOCOLS),
+    OTLP_PROTOCOLS,
+  );
+  const url = /^(|https?:\/\/\S+)$/;
+  const tracesEndpoint = read.string('OTEL_EXPORTER_OTLP_TRACES_ENDPOINT', '', url, 'an http(s) URL');
+  const baseEndpoint = read.string('OTEL_EXPORTER_OTLP_ENDPOINT', '', url, 'an http(s) URL');
+  const endpoint =
+    tracesEndpoint ||
+    (baseEndpoint && protocol === 'http/protobuf'
+      ? `${baseEndpoint.replace(/\/+$/, '')}/v1/traces`
+      : baseEndpoint) ||
+    (protocol === 'grpc' ? 'http://localhost:4317' : 'http://localhost:4318/v1/traces');
+  const pairs = (key: string, text: string | undefined): Record<string, string> => {
+    const parsed = parseKeyValues(text ?? '');
+    // Export headers carry credentials: the message names the key, never the value.
+    if (parsed === undefined) problems.push(`${key} is not a list of key=value pairs`);
+    return parsed ?? {};
+  };
+  const ratio = read.optionalString('OTEL_TRACES_SAMPLER_ARG') ?? '1';
+  const samplerRatio = Number(ratio);
+  if (!/^\d*\.?\d+$/.test(ratio) || samplerRatio > 1) {
+    problems.push(`OTEL_TRACES_SAMPLER_ARG=${JSON.stringify(ratio)} is not a ratio from 0 to 1`);
+  }
+  return {
+    enabled:
+      !disabled &&
+      (exporter === 'otlp' ||
+        exporter === 'console' ||
+        (exporter === 'unset' && (tracesEndpoint !== '' || baseEndpoint !== ''))),
+    exporter: exporter === 'console' ? 'console' : 'otlp',
+    serviceName: read.optionalString('OTEL_SERVICE_NAME'),
+    protocol,
+    endpoint,
+    headers: {
+      ...pairs('OTEL_EXPORTER_OTLP_HEADERS', read.optionalString('OTEL_EXPORTER_OTLP_HEADERS')),
+      ...pairs('OTEL_EXPORTER_OTLP_TRACES_HEADERS', read.optionalString('OTEL_EXPORTER_OTLP_TRACES_HEADERS')),
+    },
+    resourceAttributes: pairs('OTEL_RESOURCE_ATTRIBUTES', read.optionalString('OTEL_RESOURCE_ATTRIBUTES')),
+    sampler: read.oneOf('OTEL_TRACES_SAMPLER', 'parentbased_always_on', TRACE_SAMPLERS),
+    samplerRatio: Number.isFinite(samplerRatio) && samplerRatio <= 1 ? samplerRatio : 1,
+  };
+}
+
+/** `k1=v1,k2=v2` with percent-encoded values (the W3C Baggage form the OTel variables use). */
+function parseKeyValues(text: string): Record<string, string> | undefined {
+  const result: Record<string, string> = {};
+  for (const item of text.split(',')) {
+    if (item.trim() === '') continue;
+    const at = item.indexOf('=');
+    const key = item.slice(0, at).trim();
+    if (at <= 0 || key === '') return undefined;
+    try {
+      result[key] = decodeURIComponent(item.slice(at + 1).trim());
+    } catch {
+      return undefined;
+    }
+  }
+  return result;
+}
+
+const HOST_PATTERN = /^(\*\.)?[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?(:\d{1,5})?$/;
+
+/** `id:base64` of a 32-byte AES key; ids are short names that go into each payload's metadata. */
+export function parseKeyEntry(value: string): [string, string] | undefined {
+  const match = /^([A-Za-z0-9._-]{1,64}):([A-Za-z0-9+/]+={0,2})$/.exec(value);
+  if (!match || Buffer.from(match[2]!, 'base64').length !== 32) return undefined;
+  return [match[1]!, match[2]!];
+}
+
+function isOrigin(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return (url.protocol === 'http:' || url.protocol === 'https:') && url.origin === value.replace(/\/$/, '');
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The value of an environment variable a policy file names for a header secret, read when a callback
+ * is sent (so a rotated value is picked up without a restart). Config stays the only module that
+ * reads the environment.
+ */
+export function envSecret(name: string, env: Env = process.env): string | undefined {
+  const value = env[name];
+  return value === undefined || value === '' ? undefined : value;
+}
+
+function deepFreeze<T>(value: T): Readonly<T> {
+  if (value && typeof value === 'object') {
+    for (const child of Object.values(value)) deepFreeze(child);
+    Object.freeze(value);
+  }
+  return value;
+}
