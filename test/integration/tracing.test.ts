@@ -7,6 +7,9 @@
  * builds it); CI (CI=true) builds it and fails here without it.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import proto from '@temporalio/proto';
 import { Client, Connection } from '@temporalio/client';
 import { Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -20,6 +23,9 @@ import { freePort, ServiceProcess } from '../helpers/processes.js';
 import { CallbackReceiver } from '../helpers/receiver.js';
 import { TEST_ENV } from '../helpers/test-env.js';
 import { waitFor } from '../helpers/wait.js';
+import { HISTORIES_DIR } from '../replay/fixtures.js';
+
+const { EventType } = proto.temporal.api.enums.v1;
 
 const binary = jaegerPath();
 const required = process.env.CI === 'true';
@@ -175,7 +181,7 @@ describe.skipIf(!binary && !required)('traces in Jaeger', () => {
     expect(await jaeger.trace(traceId)).toBeUndefined();
   });
 
-  it("a traced task's history replays on the workflow code without the interceptors (tracing turned off)", async () => {
+  it("a traced task's history has an untraced task's events, and replays without the interceptors (tracing turned off)", async () => {
     const traceId = hex(16);
     const taskId = await createTask({ traceparent: `00-${traceId}-${hex(8)}-01` });
     await receiver.waitForCalls(taskId, 1);
@@ -189,6 +195,13 @@ describe.skipIf(!binary && !required)('traces in Jaeger', () => {
     });
     const history = await handle.fetchHistory();
     await connection.close();
+    // The same events as the untraced task recorded in test/fixtures (due in 1 s, one 200).
+    const recorded = JSON.parse(readFileSync(join(HISTORIES_DIR, 'v2', 'succeeded.json'), 'utf8')) as {
+      events: Array<{ eventType: string }>;
+    };
+    expect(history.events?.map((event) => EventType[event.eventType ?? 0])).toEqual(
+      recorded.events.map((event) => event.eventType),
+    );
     // Its headers carry the trace context; the commands are the same as an untraced task's.
     await Worker.runReplayHistory(
       {

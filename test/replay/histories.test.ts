@@ -5,6 +5,7 @@
  * runs by default, and with tracing on (Temporal's OpenTelemetry workflow interceptors bundled in,
  * src/observability/tracing.ts), so turning tracing on changes no command of a task already started.
  */
+import { join } from 'node:path';
 import { Worker, type ReplayWorkerOptions } from '@temporalio/worker';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { quietRuntime } from '../helpers/harness.js';
@@ -22,6 +23,7 @@ const fixtures: HistoryFixture[] = recordedShapes().flatMap((shape) =>
 const outcomes = new Map<string, Error | undefined>();
 const key = (fixture: HistoryFixture) => `${fixture.shape}/${fixture.scenario}`;
 const MODES = ['tracing off', 'tracing on'] as const;
+let controlOutcome: Error | undefined;
 
 beforeAll(async () => {
   quietRuntime();
@@ -48,6 +50,20 @@ beforeAll(async () => {
     }
   }
   await tracing?.shutdown();
+  // The control: an interceptor that adds a command is caught by the same replay.
+  const control = fixtures.find((f) => f.shape === 'v2' && f.scenario === 'succeeded')!;
+  controlOutcome = await Worker.runReplayHistory(
+    {
+      workflowBundle: await bundleTaskWorkflows(workflowsPath(), [
+        join(import.meta.dirname, 'command-adding-interceptor.ts'),
+      ]),
+      sinks: { taskMetrics: { finished: { fn: () => undefined, callDuringReplay: false } } },
+    },
+    historyFromCliJson(control.history),
+  ).then(
+    () => undefined,
+    (err: unknown) => err as Error,
+  );
 }, 300_000);
 
 describe('recorded workflow histories', () => {
@@ -103,6 +119,10 @@ describe('recorded workflow histories', () => {
       })
       .join(' ');
     expect(events).toMatch(shape);
+  });
+
+  it('an interceptor that adds a command fails the replay (the tracing-on replay can fail)', () => {
+    expect(controlOutcome?.name).toBe('DeterminismViolationError');
   });
 
   it('every shape has a manifest naming each of its histories', () => {
