@@ -14,6 +14,7 @@ import {
   trace,
   type Span,
 } from '@opentelemetry/api';
+import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { Resource } from '@opentelemetry/resources';
 import {
   AlwaysOffSampler,
@@ -63,7 +64,8 @@ export async function startOpenTelemetry(
     spanProcessors: [processor],
   });
   // Global: Temporal's interceptors and the hooks below take their tracer and propagator from it.
-  provider.register();
+  // W3C trace context, named here so that no OTEL_PROPAGATORS read by the SDK decides it.
+  provider.register({ propagator: new W3CTraceContextPropagator() });
   const tracer = provider.getTracer(TRACER_NAME);
   const require = createRequire(import.meta.url);
 
