@@ -41,7 +41,7 @@ import type { WorkflowInfo } from '@temporalio/workflow';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { TracingConfig } from '../config/environment.js';
 import { redactUrl } from './logger.js';
-import type { TracedProcess, TraceSend, Tracing } from './tracing.js';
+import type { TracedProcess, TraceSend, Tracing } from './tracing-types.js';
 
 const TRACER_NAME = 'delayed-task-service';
 /** Requests that are probes and scrapes, not work: no span, so they do not drown the tasks' traces. */

@@ -7,44 +7,11 @@
  * client's StartWorkflow span → the workflow's RunWorkflow span → StartActivity / RunActivity of each
  * callback attempt → the callback's HTTP client span, whose context goes out as `traceparent`.
  */
-import type { WorkflowClientInterceptor } from '@temporalio/client';
-import type { OpenTelemetrySinks } from '@temporalio/interceptors-opentelemetry';
-import type {
-  ActivityInterceptorsFactory,
-  InjectedSinks,
-  ReplayWorkerOptions,
-  WorkerOptions,
-} from '@temporalio/worker';
-import type { FastifyInstance } from 'fastify';
+import type { ReplayWorkerOptions, WorkerOptions } from '@temporalio/worker';
 import type { TracingConfig } from '../config/environment.js';
+import type { TracedProcess, Tracing } from './tracing-types.js';
 
-/** Which process the spans come from: names its default `service.name`. */
-export type TracedProcess = 'api' | 'worker';
-
-/** Runs one outgoing callback in a client span; the span's context is added to `headers`. */
-export type TraceSend = <T extends { statusCode?: number; message?: string }>(
-  url: string,
-  headers: Record<string, string>,
-  send: () => Promise<T>,
-) => Promise<T>;
-
-export interface Tracing {
-  readonly serviceName: string;
-  /** For the Temporal client that starts tasks: a StartWorkflow span, its context in the workflow's headers. */
-  readonly clientInterceptors: WorkflowClientInterceptor[];
-  /** Fastify hooks: a server span per request, child of the caller's `traceparent` when it sends one. */
-  traceRequests(app: FastifyInstance): void;
-  /** Modules bundled with the workflow code: RunWorkflow and StartActivity spans (headers only, no commands). */
-  readonly workflowInterceptorModules: string[];
-  /** RunActivity spans around each callback attempt, children of the workflow's. */
-  readonly activityInterceptors: ActivityInterceptorsFactory[];
-  /** The sink the workflow's spans leave the sandbox through (never called during replay). */
-  readonly workflowSinks: InjectedSinks<OpenTelemetrySinks>;
-  /** The callback's HTTP client span and its outgoing `traceparent`. */
-  readonly traceSend: TraceSend;
-  /** Exports the spans still buffered and stops the exporter; call it last, after the server or workers stop. */
-  shutdown(): Promise<void>;
-}
+export type { TracedProcess, TraceSend, Tracing } from './tracing-types.js';
 
 /** Starts tracing when the configuration asks for it; undefined (nothing loaded) when it does not. */
 export async function startTracing(
