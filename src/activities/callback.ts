@@ -18,7 +18,7 @@ import { signWebhook, webhookId } from '../security/webhook-signature.js';
 import { DEFAULT_OWNER, parseWorkflowId } from '../shared/owner.js';
 import { CallbackFailureType, type CallbackFailureDetails } from '../shared/task.js';
 import { classifyResponse, type CallbackResult } from './classify.js';
-import type { TraceSend } from '../observability/tracing.js';
+import type { TraceSend } from '../shared/trace-send.js';
 
 /** The body every callback receives. */
 export interface CallbackBody {

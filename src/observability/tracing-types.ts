@@ -6,16 +6,12 @@ import type { WorkflowClientInterceptor } from '@temporalio/client';
 import type { OpenTelemetrySinks } from '@temporalio/interceptors-opentelemetry';
 import type { ActivityInterceptorsFactory, InjectedSinks } from '@temporalio/worker';
 import type { FastifyInstance } from 'fastify';
+import type { TraceSend } from '../shared/trace-send.js';
+
+export type { TraceSend } from '../shared/trace-send.js';
 
 /** Which process the spans come from: names its default `service.name`. */
 export type TracedProcess = 'api' | 'worker';
-
-/** Runs one outgoing callback in a client span; the span's context is added to `headers`. */
-export type TraceSend = <T extends { statusCode?: number; message?: string }>(
-  url: string,
-  headers: Record<string, string>,
-  send: () => Promise<T>,
-) => Promise<T>;
 
 export interface Tracing {
   readonly serviceName: string;
