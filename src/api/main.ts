@@ -17,6 +17,7 @@ import { buildApp } from './app.js';
 import { bearerMatches } from '../security/bearer-token.js';
 import { applySocketTimeout, serverOptions } from '../http/server-timeouts.js';
 import { ApiMetrics, taskCountsReader } from './metrics.js';
+import { ScheduleService } from '../schedules/service.js';
 import { ApiShutdown } from './shutdown.js';
 import { TaskService } from '../tasks/service.js';
 import { startTracing } from '../observability/tracing.js';
@@ -86,6 +87,7 @@ const tasks = new TaskService({
   dataConverter,
   ...(tracing && { clientInterceptors: tracing.clientInterceptors }),
 });
+const schedules = new ScheduleService({ connection, config, policies, dataConverter }, tasks);
 const metrics = new ApiMetrics({
   readCounts: taskCountsReader(tasks.visibility, config.limits.maxScheduleAheadSeconds * 1000),
 });
@@ -94,6 +96,7 @@ const shutdown = new ApiShutdown({ ...config.shutdown, logger });
 const app = await buildApp({
   config,
   tasks,
+  schedules,
   metrics,
   logger,
   keys,
