@@ -18,14 +18,16 @@ import {
 } from '../security/callback-guard.js';
 import { TASK_WORKFLOW_TYPE } from '../shared/constants.js';
 import { workflowIdOf } from '../shared/owner.js';
-import { routeNewTask, workflowQueueOf } from '../shared/task-queues.js';
+import { routeNewTask, workflowQueueOf, type TaskRouting } from '../shared/task-queues.js';
 import { initialTaskState, ownerOf, type TaskSpec } from '../shared/task.js';
 import type { TemporalCalls } from '../temporal/calls.js';
 import { isNotRunning, toApiError } from '../temporal/errors.js';
 import { cancelSignal, rescheduleUpdate, type delayedTask } from '../workflows/delayed-task.js';
 import { buildTaskSpec, capped, checkPayload, checkPayloadSchema, resolveWhen } from './input.js';
 import type { TaskReader } from './reader.js';
-import { fingerprintOf, taskStartOptions } from './start-options.js';
+import { fingerprintOf } from './fingerprint.js';
+import { cancelWaitingTask } from './legacy-start-delay.js';
+import { taskStartOptions } from './start-options.js';
 import { cancelledView, toTask } from './views.js';
 
 /** A create that passed every check and has not touched Temporal yet. */
@@ -124,19 +126,8 @@ export class TaskCommands {
       await this.temporal.call<unknown>(
         () =>
           waiting
-            ? // Started with a start delay by an earlier version (the retired TASK_START_DELAY) and not
-              // due yet: a plain signal would wait in history until then; signal-with-start runs the
-              // workflow now, so the task is CANCELLED at once (a closed run is not restarted).
-              workflow.signalWithStart(TASK_WORKFLOW_TYPE, {
-                ...taskStartOptions(
-                  waiting,
-                  fingerprintOf(waiting),
-                  workflowQueueOf(waiting, this.taskQueue),
-                  'REJECT_DUPLICATE',
-                ),
-                signal: cancelSignal,
-                signalArgs: [request],
-              })
+            ? // Started with a start delay by an earlier version and not due yet.
+              cancelWaitingTask(this.temporal, waiting, this.taskQueue, request)
             : workflow.getHandle(workflowIdOf(access.owner, taskId)).signal(cancelSignal, request),
         taskId,
       );
@@ -203,27 +194,31 @@ export class TaskCommands {
     if (body.payload || body.payloadVersion !== undefined)
       checkPayloadSchema(payload, payloadVersion, policy);
     const { workflowTaskQueue, callbackTaskQueue, localCallback } = routeNewTask(this.taskQueue, policy);
+    // The new run's input is the previous one's, every field carried over unless named here (a new
+    // TaskSpec field is carried without an edit), with the routing of today's policy.
+    const {
+      status: _s,
+      attempts: _a,
+      lastError: _l,
+      nextAttemptAt: _n,
+      firedAt: _f,
+      completedAt: _c,
+      attemptHistory: _h,
+      ...carried
+    } = previous;
     const spec: TaskSpec = {
-      taskId,
+      ...(carried satisfies Omit<TaskSpec, keyof TaskRouting | 'retryPolicy'>),
       owner: access.owner,
-      taskType: previous.taskType,
       payload,
       payloadVersion,
       executeAt: new Date(resolveWhen(body, this.options.now(), limits, true)).toISOString(),
-      callbackUrl: previous.callbackUrl,
       maxRetries:
         body.maxRetries === undefined
           ? previous.maxRetries
           : capped('maxRetries', body.maxRetries, policy.maxRetries),
-      timeoutMs: previous.timeoutMs,
-      traceId: previous.traceId,
-      priority: previous.priority,
-      createdAt: previous.createdAt,
       callbackTaskQueue,
       retryPolicy: policy.retry,
       localCallback,
-      // The replayed task is the same effect at the receiver: the same key as its first run had.
-      ...(previous.idempotencyKey !== undefined && { idempotencyKey: previous.idempotencyKey }),
     };
     try {
       await this.start(spec, fingerprintOf(spec), workflowTaskQueue, 'ALLOW_DUPLICATE');
