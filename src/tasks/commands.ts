@@ -8,8 +8,8 @@ import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import { checkTaskAccess, type TaskAccess } from '../auth/principal.js';
 import type { Config } from '../config/environment.js';
 import type { CreateTaskBody, ReplayBody, RescheduleBody, Task } from '../contract/tasks.js';
-import { ApiError, ErrorCode, invalidArgument, taskNotFound } from '../errors/catalog.js';
-import type { Policies, TaskTypePolicy } from '../task-types/policies.js';
+import { ApiError, ErrorCode, taskNotFound } from '../errors/catalog.js';
+import type { Policies } from '../task-types/policies.js';
 import {
   CallbackGuard,
   CallbackRefusedError,
@@ -18,7 +18,7 @@ import {
 } from '../security/callback-guard.js';
 import { TASK_WORKFLOW_TYPE } from '../shared/constants.js';
 import { workflowIdOf } from '../shared/owner.js';
-import { routeNewTask, workflowQueueOf, type TaskRouting } from '../shared/task-queues.js';
+import { routeNewTask, type TaskRouting } from '../shared/task-queues.js';
 import { initialTaskState, ownerOf, type TaskSpec } from '../shared/task.js';
 import type { TemporalCalls } from '../temporal/calls.js';
 import { isNotRunning, toApiError } from '../temporal/errors.js';
@@ -34,6 +34,8 @@ import { cancelledView, toTask } from './views.js';
 export interface PreparedCreate {
   readonly spec: TaskSpec;
   readonly fingerprint: string;
+  /** The queue its workflow starts on (`routeNewTask`). */
+  readonly workflowTaskQueue: string;
 }
 
 export interface CreateResult {
@@ -74,8 +76,8 @@ export class TaskCommands {
    */
   async prepare(access: TaskAccess, body: CreateTaskBody): Promise<PreparedCreate> {
     checkTaskAccess(access, { taskType: body.taskType });
-    const policy = this.policyOf(body.taskType);
-    const { callbackTaskQueue, localCallback } = routeNewTask(this.taskQueue, policy);
+    const policy = this.options.policies.require(body.taskType);
+    const { workflowTaskQueue, callbackTaskQueue, localCallback } = routeNewTask(this.taskQueue, policy);
     const { spec, fingerprint, target } = buildTaskSpec(body, {
       owner: access.owner,
       now: this.options.now(),
@@ -88,14 +90,25 @@ export class TaskCommands {
     });
     checkTaskAccess(access, { taskType: spec.taskType, callbackHost: target.parsed.hostname });
     await this.checkCallbackAddresses(target.parsed);
-    return { spec, fingerprint };
+    return { spec, fingerprint, workflowTaskQueue };
   }
 
   /** Starts a prepared task's workflow, or answers the existing identical one. */
-  async commit({ spec, fingerprint }: PreparedCreate): Promise<CreateResult> {
+  async commit({ spec, fingerprint, workflowTaskQueue }: PreparedCreate): Promise<CreateResult> {
+    const created = await this.startUnlessSame(spec, fingerprint, workflowTaskQueue);
+    const state = created ? initialTaskState(spec) : await this.reader.state(spec.owner, spec.taskId);
+    return { task: toTask(state), created };
+  }
+
+  /** True when it started the task; false when an identical one of this id exists; 409 when another does. */
+  private async startUnlessSame(
+    spec: TaskSpec,
+    fingerprint: string,
+    workflowTaskQueue: string,
+  ): Promise<boolean> {
     try {
-      await this.start(spec, fingerprint, workflowQueueOf(spec, this.taskQueue), 'REJECT_DUPLICATE');
-      return { task: toTask(initialTaskState(spec)), created: true };
+      await this.start(spec, fingerprint, workflowTaskQueue, 'REJECT_DUPLICATE');
+      return true;
     } catch (err) {
       if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw toApiError(err);
     }
@@ -106,7 +119,7 @@ export class TaskCommands {
     if (existing.type !== TASK_WORKFLOW_TYPE || existing.memo?.specHash !== fingerprint) {
       throw new ApiError(ErrorCode.TaskConflict, `task ${spec.taskId} exists with a different specification`);
     }
-    return { task: toTask(await this.reader.state(spec.owner, spec.taskId)), created: false };
+    return false;
   }
 
   /** Cancels a SCHEDULED or RUNNING task; a CANCELLED one is a no-op; a finished one is a conflict. */
@@ -185,7 +198,7 @@ export class TaskCommands {
         `only a FAILED or CANCELLED task can be replayed; this one is ${previous.status}`,
       );
     }
-    const policy = this.policyOf(previous.taskType);
+    const policy = this.options.policies.require(previous.taskType);
     const { limits } = this.options.config;
     const payload = (body.payload as Record<string, unknown> | undefined) ?? previous.payload;
     const payloadVersion = body.payloadVersion ?? previous.payloadVersion;
@@ -232,12 +245,6 @@ export class TaskCommands {
       throw toApiError(err, taskId);
     }
     return toTask(initialTaskState(spec));
-  }
-
-  private policyOf(taskType: string): TaskTypePolicy {
-    const policy = this.options.policies.forType(taskType);
-    if (!policy) throw invalidArgument('taskType', 'is not a declared task type (the policy file is strict)');
-    return policy;
   }
 
   private async start(

@@ -222,12 +222,15 @@ export function buildTaskSpec(
   body: CreateTaskBody,
   ctx: CreateContext,
 ): { spec: TaskSpec; fingerprint: string; target: CallbackTarget } {
-  const target = checkCallbackUrl(body.callbackUrl, ctx.policy, ctx.guard);
   const payload = body.payload as Record<string, unknown>;
   const payloadVersion = body.payloadVersion ?? PAYLOAD_VERSION_DEFAULT;
   checkPayload(payload, ctx.limits);
   checkPayloadSchema(payload, payloadVersion, ctx.policy);
   const executeAtMs = resolveWhen(body, ctx.now, ctx.limits);
+  const maxRetries = capped('maxRetries', body.maxRetries, ctx.policy.maxRetries);
+  const timeoutMs = capped('timeoutMs', body.timeoutMs, ctx.policy.timeoutMs);
+  // Last: the only check that leaves this module (the SSRF rules).
+  const target = checkCallbackUrl(body.callbackUrl, ctx.policy, ctx.guard);
   const spec: TaskSpec = {
     taskId: body.taskId ?? ctx.newTaskId(),
     owner: ctx.owner,
@@ -236,8 +239,8 @@ export function buildTaskSpec(
     payloadVersion,
     executeAt: new Date(executeAtMs).toISOString(),
     callbackUrl: target.url,
-    maxRetries: capped('maxRetries', body.maxRetries, ctx.policy.maxRetries),
-    timeoutMs: capped('timeoutMs', body.timeoutMs, ctx.policy.timeoutMs),
+    maxRetries,
+    timeoutMs,
     traceId: body.traceId ?? null,
     priority: body.priority ?? PRIORITY.default,
     createdAt: new Date(ctx.now).toISOString(),
