@@ -7,11 +7,13 @@
 import { defaultPayloadConverter } from '@temporalio/common';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../src/config/environment.js';
-import type { CreateTaskBody, Task, TaskSummary } from '../../../src/contract/tasks.js';
+import type { CreateTaskBody, ListTasksQuery, Task, TaskSummary } from '../../../src/contract/tasks.js';
 import { initialTaskState } from '../../../src/shared/task.js';
 import { buildTaskSpec } from '../../../src/tasks/input.js';
 import { taskStartOptions } from '../../../src/tasks/start-options.js';
 import { toSummary, toTask } from '../../../src/tasks/views.js';
+import { TaskVisibility } from '../../../src/tasks/visibility.js';
+import type { TemporalCalls } from '../../../src/temporal/calls.js';
 import { Policies } from '../../../src/task-types/policies.js';
 
 const now = Date.parse('2026-12-02T10:00:00.000Z');
@@ -93,4 +95,29 @@ describe('a field of the list summary', () => {
       `the list reads ${field} from visibility: write it at start (src/tasks/start-options.ts) and read it in toSummary (src/tasks/views.ts)`,
     ).toEqual(expected);
   });
+});
+
+/** A value for each list filter, or why the visibility query does not carry it. */
+const LIST_SAMPLES: { [K in keyof ListTasksQuery]-?: { value: ListTasksQuery[K] } | { notInQuery: string } } =
+  {
+    status: { value: 'FAILED' },
+    taskType: { value: 'a.b' },
+    idPrefix: { notInQuery: 'matched on the page, case-sensitively' },
+    dueAfter: { value: '2026-12-02T10:00:00Z' },
+    dueBefore: { value: '2026-12-03T10:00:00Z' },
+    pageSize: { notInQuery: 'paging' },
+    pageToken: { notInQuery: 'paging' },
+    owner: { notInQuery: 'the caller picks whose tasks (TaskService.list)' },
+  };
+
+describe('a list filter', () => {
+  const visibility = new TaskVisibility({} as TemporalCalls, 'q');
+  const unfiltered = visibility.listQuery('orders', {}).toString();
+  it.each(Object.entries(LIST_SAMPLES).filter(([, sample]) => 'value' in sample))(
+    '%s narrows the visibility query',
+    (field, sample) => {
+      const query = visibility.listQuery('orders', { [field]: (sample as { value: unknown }).value });
+      expect(query.toString(), `listQuery (src/tasks/visibility.ts) ignores ${field}`).not.toBe(unfiltered);
+    },
+  );
 });
