@@ -1,8 +1,9 @@
 /**
  * The receiving side's vectors: `verify` (signature check then parse, one fault per case) and
- * `receiver` (the whole endpoint: verify, route by task type, deduplicate by Idempotency-Key, and
- * the answer each outcome gets, status and body, identical in every SDK). Signatures come from the
- * published `standardwebhooks` package, not from any SDK here.
+ * `receiver` (the whole endpoint: verify, route by task type, deduplicate by the signed `webhook-id`
+ * (never the unsigned `Idempotency-Key` header), and the answer each outcome gets, status and body,
+ * identical in every SDK). Signatures come from the published `standardwebhooks` package, not from
+ * any SDK here.
  */
 import { Webhook } from 'standardwebhooks';
 
@@ -11,6 +12,9 @@ const OLD_SECRET = 'whsec_bm90IGEgcmVhbCBzZWNyZXQsIGp1c3QgdGhlIG9sZCBvbmU=';
 const OTHER_SECRET = 'whsec_c29tZSBvdGhlciBzZXJ2aWNlJ3Mgc2VjcmV0IGtleQ==';
 const NOW = 1764756000; // 2025-12-03T10:00:00Z
 const MSG_ID = 'msg_2tZ1v0Xk9Yq';
+/** A second task (B) of the same receiver: its own task id and `webhook-id`. */
+const TASK_B = 'order-10024-close';
+const MSG_ID_B = 'msg_7pQ4s8Wm2Rb';
 
 const expectedCallback = {
   taskId: 'order-10023-close',
@@ -220,17 +224,25 @@ function delivery(
   opts: {
     attempt?: number;
     id?: string;
+    taskId?: string;
     body?: string;
     timestamp?: number;
     signer?: string;
     unsigned?: boolean;
+    /** The `Idempotency-Key` header as sent (`null`: removed); the task id by default. */
+    idempotencyKey?: string | null;
   } = {},
 ): Delivery {
   const timestamp = opts.timestamp ?? NOW;
-  const body = opts.body ?? callbackBody({ attempt: opts.attempt ?? 1 });
+  const taskId = opts.taskId ?? expectedCallback.taskId;
+  const body = opts.body ?? callbackBody({ taskId, attempt: opts.attempt ?? 1 });
   const id = opts.id ?? MSG_ID;
   const all = headers(sign(opts.signer ?? SECRET, id, timestamp, body), timestamp, id);
+  all['x-task-id'] = taskId;
   all['x-task-attempt'] = String(opts.attempt ?? 1);
+  all['idempotency-key'] = taskId;
+  if (opts.idempotencyKey === null) delete all['idempotency-key'];
+  else if (opts.idempotencyKey !== undefined) all['idempotency-key'] = opts.idempotencyKey;
   if (opts.unsigned) {
     delete all['webhook-id'];
     delete all['webhook-timestamp'];
@@ -238,6 +250,44 @@ function delivery(
   }
   return { headers: all, body, expect };
 }
+
+/** The service's retry of a task: the same `webhook-id`, a later timestamp and attempt. */
+const retry = { attempt: 2, timestamp: NOW + 60 };
+
+/**
+ * Within the tolerance, someone who captured a signed delivery sends it again with the unsigned
+ * `Idempotency-Key` header removed or changed: it is the same task (same signed `webhook-id`), so
+ * a duplicate; and it never makes another task's genuine delivery a duplicate.
+ */
+const tamperedKeyCases = () => [
+  receiverCase('a captured callback replayed without its Idempotency-Key is a duplicate', [
+    delivery(handled(1)),
+    delivery(duplicate(1), { idempotencyKey: null }),
+  ]),
+  receiverCase('a captured callback replayed with a changed Idempotency-Key is a duplicate', [
+    delivery(handled(1)),
+    delivery(duplicate(1), { idempotencyKey: 'replayed-1' }),
+  ]),
+  receiverCase("a captured callback replayed under another task's Idempotency-Key: that task still runs", [
+    delivery(handled(1)),
+    delivery(duplicate(1), { idempotencyKey: TASK_B }),
+    delivery(handled(2), { taskId: TASK_B, id: MSG_ID_B }),
+    delivery(duplicate(2), { taskId: TASK_B, id: MSG_ID_B, ...retry }),
+  ]),
+  receiverCase("a forged callback with another task's webhook-id is refused: that task still runs", [
+    delivery(refusedWith('no_matching_signature'), { taskId: TASK_B, id: MSG_ID_B, signer: OTHER_SECRET }),
+    delivery(handled(1), { taskId: TASK_B, id: MSG_ID_B }),
+  ]),
+  receiverCase(
+    "unsigned (no secrets, allowUnsigned): keyed by the body's taskId, not the Idempotency-Key header",
+    [
+      delivery(handled(1), { unsigned: true }),
+      delivery(duplicate(1), { unsigned: true, idempotencyKey: 'replayed-1' }),
+      delivery(handled(2), { unsigned: true, taskId: TASK_B, idempotencyKey: expectedCallback.taskId }),
+    ],
+    { secrets: [], allowUnsigned: true },
+  ),
+];
 
 function receiverCase(
   name: string,
@@ -267,10 +317,15 @@ const refusedWith = (reason: string, status = 401) => ({
 
 export const receiverCases = [
   receiverCase('a signed callback is handled', [delivery(handled(1))]),
-  receiverCase('a retry with the same Idempotency-Key is a duplicate: the handler runs once', [
+  receiverCase('a retry (the same signed webhook-id) is a duplicate: the handler runs once', [
     delivery(handled(1)),
-    delivery(duplicate(1), { attempt: 2, id: 'msg_second_attempt' }),
+    delivery(duplicate(1), retry),
   ]),
+  receiverCase('two tasks, each with its own webhook-id: both run', [
+    delivery(handled(1)),
+    delivery(handled(2), { taskId: TASK_B, id: MSG_ID_B }),
+  ]),
+  ...tamperedKeyCases(),
   receiverCase('no signature headers: refused, handler not called', [
     delivery(refusedWith('missing_header'), { unsigned: true }),
   ]),
@@ -299,7 +354,7 @@ export const receiverCases = [
           headers: { 'retry-after': String(RETRY_AFTER_SECONDS) },
           handlerCalls: 2,
         },
-        { attempt: 2, id: 'msg_second_attempt' },
+        retry,
       ),
     ],
     { handlers: { 'order.close': 'retry' } },
@@ -326,10 +381,7 @@ export const receiverCases = [
     'the handler throws: 500 without its message, and the next delivery runs it again',
     [
       delivery({ status: 500, body: { status: 'error' }, handlerCalls: 1 }),
-      delivery(
-        { status: 500, body: { status: 'error' }, handlerCalls: 2 },
-        { attempt: 2, id: 'msg_second_attempt' },
-      ),
+      delivery({ status: 500, body: { status: 'error' }, handlerCalls: 2 }, retry),
     ],
     { handlers: { 'order.close': 'throw' } },
   ),

@@ -100,6 +100,7 @@ func ExampleClient_ListAll() {
 	}
 	due := &dt.ListOptions{
 		Status:    dt.StatusFailed, // the dead letters
+		Owner:     "default",       // needed with IDPrefix where the key sees several owners (admin, no auth)
 		IDPrefix:  "order-",
 		DueAfter:  time.Now().Add(-24 * time.Hour),
 		DueBefore: time.Now(),

@@ -57,11 +57,12 @@ const defaultMaxBodyBytes = 1 << 20
 var ErrUnsignedReceiver = errors.New("delayedtasks: a callback handler needs WithVerifier (the webhook secrets), or AllowUnsigned() to accept unsigned callbacks")
 
 // CallbackHandler is an [http.Handler] receiving callbacks: it verifies the signature, parses the
-// body, skips keys already handled and calls the [HandlerFunc] registered for the task type. It
-// answers with a JSON body, the same in every SDK of the service:
+// body, skips callbacks already handled (by their signed webhook-id, never the unsigned
+// Idempotency-Key header) and calls the [HandlerFunc] registered for the task type. It answers
+// with a JSON body, the same in every SDK of the service:
 //
 //	200 {"status":"handled"}                                     the handler returned nil
-//	200 {"status":"duplicate"}                                   Idempotency-Key seen before; the handler is not run
+//	200 {"status":"duplicate"}                                   webhook-id handled before; the handler is not run
 //	401 {"status":"refused","reason":"<WebhookError reason>"}    signature missing, invalid or expired
 //	400 {"status":"refused","reason":"invalid_body"}             a signed body that is not a callback
 //	503 {"status":"retry"} (+ Retry-After)                       the handler returned a RetryableError
@@ -179,7 +180,7 @@ func (h *CallbackHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		reply(w, http.StatusBadRequest, refused(ReasonInvalidBody))
 		return
 	}
-	key := r.Header.Get("Idempotency-Key")
+	key := h.dedupeKey(r.Header, cb)
 	if key != "" && h.store != nil {
 		seen, err := h.store.Seen(ctx, key)
 		if err != nil {
@@ -210,6 +211,18 @@ func (h *CallbackHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	reply(w, http.StatusOK, answerHandled)
+}
+
+// dedupeKey is what the signature covers, called only once it held: the webhook-id (the same on
+// every attempt of a task, after a replay and a reset, and owner-scoped), as Verify read it. Never
+// the Idempotency-Key header, which is not signed: a replay within the tolerance could drop it or
+// swap in another task's. Unsigned (AllowUnsigned, no verifier), the body's task id, so that the
+// key and the work come from the same bytes.
+func (h *CallbackHandler) dedupeKey(header http.Header, cb *Callback) string {
+	if h.verifier != nil {
+		return header.Get("webhook-id")
+	}
+	return cb.TaskID
 }
 
 // callHandler runs fn, turning a panic into an error (with its stack, for the log) so that the

@@ -6,7 +6,9 @@ import (
 	"time"
 )
 
-// IdempotencyStore remembers the Idempotency-Key of every callback handled successfully.
+// IdempotencyStore remembers the key of every callback handled successfully: its signed webhook-id
+// (the task id when the handler accepts unsigned callbacks), never the unsigned Idempotency-Key
+// header.
 type IdempotencyStore interface {
 	// Seen reports whether key was recorded.
 	Seen(ctx context.Context, key string) (bool, error)

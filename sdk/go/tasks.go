@@ -285,7 +285,8 @@ func (c *Client) taskCall(ctx context.Context, method, taskID, action string, bo
 type ListOptions struct {
 	Status   TaskStatus
 	TaskType string
-	// IDPrefix keeps tasks whose id starts with it (case-sensitive).
+	// IDPrefix keeps tasks whose id starts with it (case-sensitive). Task ids are unique per owner:
+	// with an admin key (or with authentication off) set Owner too, or the service answers 400.
 	IDPrefix string
 	// Owner keeps this owner's tasks (admin keys only; default for admin: every owner's).
 	Owner string

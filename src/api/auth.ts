@@ -23,6 +23,11 @@ declare module 'fastify' {
      * batch create: its items). 1 when absent.
      */
     rateLimitCost?: (request: FastifyRequest) => number;
+    /**
+     * Audit this route though it declares no scope (the codec, which authenticates on its own
+     * terms): one audit line per call, served or refused.
+     */
+    audited?: boolean;
   }
   interface FastifyInstance {
     /** Failed authentications per client address, for every way in: API keys, the codec, the console. */
@@ -33,6 +38,11 @@ declare module 'fastify' {
      * the key's rate limit, 403 without `scope`; sets `request.principal` and the audit fields.
      */
     authenticateKey(request: FastifyRequest, reply: FastifyReply, scope: Scope): Promise<boolean>;
+    /**
+     * Counts one request of `request.principal`'s key against its per-minute limit: the one limiter of
+     * the API and the console (its pages, forms and login). 429 past the limit.
+     */
+    limitKey(request: FastifyRequest, reply: FastifyReply): Promise<void>;
   }
   interface FastifyRequest {
     /** Who is calling; set before validation on every route that declares a scope. */
@@ -50,6 +60,10 @@ export interface AuditRecord {
   callbackUrl?: string;
   authFailure?: AuthFailure;
   keyId?: string;
+  /** The credential a call was let in with, on a route that takes more than API keys (the codec). */
+  credential?: 'CODEC_AUTH_TOKEN' | 'API key' | 'loopback';
+  /** How many items the call carried (the codec's payloads). */
+  items?: number;
 }
 
 export interface AuthOptions {
@@ -148,6 +162,22 @@ export async function registerAuth(app: FastifyInstance, options: AuthOptions): 
     schema.description = schema.description ? `${String(schema.description)}\n\n${line}` : line;
   });
 
+  const limitKey = async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
+    const limit = await perKey(request);
+    if (limit.isAllowed) return;
+    reply.header('x-ratelimit-limit', String(limit.max));
+    reply.header('x-ratelimit-remaining', String(limit.remaining));
+    reply.header('x-ratelimit-reset', String(limit.ttlInSeconds));
+    if (limit.isExceeded) {
+      throw tooMany(
+        reply,
+        limit.ttlInSeconds,
+        `over this API key's limit of ${limit.max} requests per minute`,
+      );
+    }
+  };
+  app.decorate('limitKey', limitKey);
+
   const authenticateKey = async (
     request: FastifyRequest,
     reply: FastifyReply,
@@ -165,19 +195,7 @@ export async function registerAuth(app: FastifyInstance, options: AuthOptions): 
     request.principal = principal;
     request.log = request.log.child({ keyId: principal.keyId, owner: principal.owner });
     reply.log = request.log;
-    const limit = await perKey(request);
-    if (!limit.isAllowed) {
-      reply.header('x-ratelimit-limit', String(limit.max));
-      reply.header('x-ratelimit-remaining', String(limit.remaining));
-      reply.header('x-ratelimit-reset', String(limit.ttlInSeconds));
-      if (limit.isExceeded) {
-        throw tooMany(
-          reply,
-          limit.ttlInSeconds,
-          `over this API key's limit of ${limit.max} requests per minute`,
-        );
-      }
-    }
+    await limitKey(request, reply);
     if (!hasScope(principal, scope)) throw permissionDenied('authorization', `lacks scope ${scope}`);
     return true;
   };
@@ -215,8 +233,8 @@ export async function registerAuth(app: FastifyInstance, options: AuthOptions): 
   });
 
   app.addHook('onResponse', async (request, reply) => {
-    const scope = request.routeOptions.config.scope;
-    if (!scope || !request.audit) return;
+    const { scope, audited } = request.routeOptions.config;
+    if (!(scope || audited) || !request.audit) return;
     const refused = reply.statusCode === 401 || reply.statusCode === 403 || reply.statusCode === 429;
     if ((request.method === 'GET' || request.method === 'HEAD') && !refused) return;
     request.log.info({ audit: auditLine(request, reply.statusCode) }, 'audit');
@@ -244,6 +262,8 @@ function auditLine(
     callbackHost: callbackUrl && URL.canParse(callbackUrl) ? new URL(callbackUrl).host : null,
     outcome: status < 400 ? 'ok' : (audit.outcome ?? `HTTP ${status}`),
     authFailure: audit.authFailure,
+    ...(audit.credential && { credential: audit.credential }),
+    ...(audit.items !== undefined && { items: audit.items }),
     status,
     requestId: request.id,
     ip: request.ip,

@@ -138,8 +138,9 @@ class WebhookVerifier:
         self._tolerance = tolerance.total_seconds()
         self._clock = clock
 
-    def verify(self, headers: Mapping[str, str], body: bytes) -> None:
-        """Return when the signature holds; raise `InvalidCallbackError` otherwise."""
+    def verify(self, headers: Mapping[str, str], body: bytes) -> str:
+        """Return the signed `webhook-id` (the key to deduplicate on) when the signature holds;
+        raise `InvalidCallbackError` otherwise."""
         msg_id = _header(headers, "webhook-id")
         timestamp = _header(headers, "webhook-timestamp")
         signatures = _header(headers, "webhook-signature")
@@ -163,7 +164,7 @@ class WebhookVerifier:
             # Compare with every key (no early exit), so the time taken says nothing.
             matches = [hmac.compare_digest(given, e) for e in expected]
             if any(matches):
-                return
+                return msg_id
         raise InvalidCallbackError(RejectReason.NO_MATCHING_SIGNATURE, "no signature matches")
 
     def verify_and_parse(self, headers: Mapping[str, str], body: bytes) -> Callback:

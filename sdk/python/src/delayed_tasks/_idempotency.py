@@ -1,6 +1,7 @@
-"""Idempotency of callback handling, keyed by the `Idempotency-Key` header (the task id, the same
-on every attempt): a key is recorded only after its handler succeeded, and a recorded key is
-answered without running the handler again."""
+"""Idempotency of callback handling, keyed by what the signature covers: the `webhook-id` that
+`WebhookVerifier.verify` returns (the same on every attempt of a task, after a replay and a reset),
+never the `Idempotency-Key` header, which is not signed. A key is recorded only after its handler
+succeeded, and a recorded key is answered without running the handler again."""
 
 from __future__ import annotations
 
@@ -60,6 +61,8 @@ class Idempotency:
     """The helper for handlers written without the adapters:
 
     ```python
+    key = verifier.verify(headers, body)  # the signed webhook-id
+    callback = parse_callback(body)
     if not idempotency.seen(key):
         handle(callback)          # raises on failure: the key stays unrecorded
         idempotency.done(key)

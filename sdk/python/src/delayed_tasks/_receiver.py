@@ -2,7 +2,9 @@
 delivery. The status decides what the service does; the JSON body is the same in every SDK.
 
 - handler returned: 200 `{"status":"handled"}`; the task SUCCEEDED.
-- `Idempotency-Key` already handled: 200 `{"status":"duplicate"}`, the handler is not run.
+- a callback already handled (its signed `webhook-id` seen; the body's task id when unsigned,
+  never the unsigned `Idempotency-Key` header): 200 `{"status":"duplicate"}`, the handler is not
+  run.
 - signature missing, invalid or expired: 401 `{"status":"refused","reason":"<RejectReason>"}`;
   a signed body that is not a callback: 400 `{"status":"refused","reason":"invalid_body"}`.
   The task fails at once (4xx is permanent).
@@ -81,7 +83,8 @@ class Accepted(Generic[H]):
 
     callback: Callback
     handler: H
-    idempotency_key: str | None
+    idempotency_key: str
+    """The signed `webhook-id` (the body's task id when unsigned), recorded once handled."""
 
 
 class CallbackReceiver(Generic[H]):
@@ -136,8 +139,7 @@ class CallbackReceiver(Generic[H]):
             reply.headers.append(("allow", "POST"))
             return reply
         try:
-            if self._verifier is not None:
-                self._verifier.verify(headers, body)
+            signed_id = None if self._verifier is None else self._verifier.verify(headers, body)
         except InvalidCallbackError as exc:
             logger.warning("callback refused: %s", exc)
             return Reply.refused(401, exc.reason)
@@ -150,7 +152,11 @@ class CallbackReceiver(Generic[H]):
         if handler is None:
             logger.warning("callback for task type %r, which has no handler", callback.task_type)
             return Reply.answer(422, "failed", NO_HANDLER)
-        key = next((v for k, v in headers.items() if k.lower() == "idempotency-key"), None)
+        # The key is what the signature covers, read once it held: the `webhook-id` (the same on
+        # every attempt of a task, owner-scoped), never the unsigned `Idempotency-Key` header,
+        # which a replay within the tolerance could drop or swap for another task's. Unsigned,
+        # the body's task id: the key and the work come from the same bytes.
+        key = signed_id if signed_id is not None else callback.task_id
         if self.idempotency.seen(key):
             return Reply.answer(200, "duplicate")
         return Accepted(callback, handler, key)

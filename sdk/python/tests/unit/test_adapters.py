@@ -38,8 +38,9 @@ def body(task_type: str = "order.close", **payload: Any) -> bytes:
     ).encode()
 
 
-def signed(content: bytes, key: str = "t-1", secret: str = SECRET) -> dict[str, str]:
-    return {**headers(secret, content, timestamp=NOW), "idempotency-key": key}
+def signed(content: bytes, msg_id: str = "msg_1", secret: str = SECRET) -> dict[str, str]:
+    """Signed as the service does: `msg_id` is the task's webhook-id, the same on every attempt."""
+    return {**headers(secret, content, timestamp=NOW, msg_id=msg_id), "idempotency-key": "t-1"}
 
 
 class Handlers:
@@ -105,16 +106,17 @@ def test_wsgi_refuses_without_running_a_handler() -> None:
     assert handlers.runs == []
 
 
-def test_wsgi_idempotency_records_a_key_only_after_success() -> None:
+def test_wsgi_idempotency_records_a_webhook_id_only_after_success() -> None:
     handlers = Handlers()
     store = InMemoryIdempotencyStore()
     with wsgi_client(handlers, idempotency_store=store) as http:
         failing = body(do="crash")
-        assert http.post("/", content=failing, headers=signed(failing, "k1")).status_code == 500
-        assert not store.contains("k1")
+        assert http.post("/", content=failing, headers=signed(failing, "msg_k1")).status_code == 500
+        assert not store.contains("msg_k1")
         ok = body()
-        assert http.post("/", content=ok, headers=signed(ok, "k1")).status_code == 200
-        assert http.post("/", content=ok, headers=signed(ok, "k1")).status_code == 200
+        assert http.post("/", content=ok, headers=signed(ok, "msg_k1")).status_code == 200
+        assert store.contains("msg_k1")
+        assert http.post("/", content=ok, headers=signed(ok, "msg_k1")).status_code == 200
     assert len(handlers.runs) == 2  # the failed attempt and the success; the repeat did not run
 
 
@@ -176,7 +178,9 @@ async def test_asgi_maps_handler_outcomes_for_async_and_sync_handlers(
     ) as http:
         for task_type in ("order.close", "order.open"):
             content = body(task_type, **payload)
-            answer = await http.post("/cb", content=content, headers=signed(content, task_type))
+            answer = await http.post(
+                "/cb", content=content, headers=signed(content, f"msg_{task_type}")
+            )
             assert answer.status_code == status
             assert answer.headers["content-type"] == "application/json"
     assert len(async_runs) == runs

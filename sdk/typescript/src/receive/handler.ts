@@ -8,7 +8,6 @@ import { parseCallback, type Callback } from './parse.js';
 import {
   CallbackRejectedError,
   WebhookVerifier,
-  header,
   type HeaderSource,
   type RejectionReason,
   type VerifierOptions,
@@ -43,7 +42,10 @@ export interface ReceiverOptions extends Partial<VerifierOptions> {
    * @defaultValue false
    */
   allowUnsigned?: boolean;
-  /** Handled `Idempotency-Key`s; `false` turns deduplication off. @defaultValue an InMemoryIdempotencyStore */
+  /**
+   * Handled callbacks, by their signed `webhook-id` (the body's `taskId` when unsigned); `false`
+   * turns deduplication off. @defaultValue an InMemoryIdempotencyStore
+   */
   idempotencyStore?: IdempotencyStore | false;
   /** Called with unexpected handler errors (answered 500). */
   onError?: (error: unknown, callback: Callback) => void;
@@ -98,9 +100,15 @@ export function createReceiver(
 
   return async (headers, body) => {
     let callback: Callback;
+    let key: string;
     try {
-      verifier?.verify(headers, body);
+      // The key is what the signature covers, read once verified: the `webhook-id` (the same on
+      // every attempt of a task, owner-scoped), never the unsigned `Idempotency-Key` header,
+      // which a replay within the tolerance could drop or swap for another task's. Unsigned (no
+      // secrets), the body's task id: the key and the work come from the same bytes.
+      const signedId = verifier?.verify(headers, body);
       callback = parseCallback(body);
+      key = signedId ?? callback.taskId;
     } catch (err) {
       if (!(err instanceof CallbackRejectedError)) throw err;
       return answer(err.reason === 'invalid_body' ? 400 : 401, { status: 'refused', reason: err.reason });
@@ -114,9 +122,7 @@ export function createReceiver(
     if (!handler) return answer(422, { status: 'failed', reason: NO_HANDLER });
     try {
       const run = () => handler(callback);
-      const outcome = store
-        ? await once(store, header(headers, 'idempotency-key'), run)
-        : (await run(), 'handled');
+      const outcome = store ? await once(store, key, run) : (await run(), 'handled');
       return answer(200, { status: outcome });
     } catch (err) {
       if (err instanceof RetryableError) {

@@ -1,6 +1,8 @@
 /**
- * Idempotency by the callback's `Idempotency-Key` (the task id, the same on every attempt): a key
- * is recorded only after the handler succeeded, and a recorded key is not handled again.
+ * Idempotency by a key the signature covers: the `webhook-id` that `WebhookVerifier.verify`
+ * returns (the same on every attempt of a task, after a replay and a reset). Never the
+ * `Idempotency-Key` header, which is not signed. A key is recorded only after the handler
+ * succeeded, and a recorded key is not handled again.
  */
 
 /** Where handled keys are kept; share one (Redis, a database table) between receiver instances. */
@@ -25,7 +27,7 @@ export class InMemoryIdempotencyStore implements IdempotencyStore {
   }
 }
 
-/** Runs `handler` unless `key` was handled; records it once `handler` resolved. */
+/** Runs `handler` unless `key` (a verified `webhook-id`) was handled; records it once `handler` resolved. */
 export async function once(
   store: IdempotencyStore,
   key: string | undefined,

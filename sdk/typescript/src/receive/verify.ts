@@ -59,8 +59,11 @@ export class WebhookVerifier {
       : undefined;
   }
 
-  /** Throws CallbackRejectedError unless one of the secrets signed exactly these bytes. */
-  verify(headers: HeaderSource, body: string | Uint8Array): void {
+  /**
+   * Throws CallbackRejectedError unless one of the secrets signed exactly these bytes; returns the
+   * signed `webhook-id`, the key to deduplicate on.
+   */
+  verify(headers: HeaderSource, body: string | Uint8Array): string {
     const id = header(headers, 'webhook-id');
     const timestamp = header(headers, 'webhook-timestamp');
     const signatures = header(headers, 'webhook-signature');
@@ -85,7 +88,7 @@ export class WebhookVerifier {
           (candidate) => candidate.length === expected.length && timingSafeEqual(candidate, expected),
         )
       ) {
-        return;
+        return id;
       }
     }
     throw new CallbackRejectedError('no_matching_signature');

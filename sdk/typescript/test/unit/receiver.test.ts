@@ -1,4 +1,3 @@
-import { createHmac } from 'node:crypto';
 import { createServer } from 'node:http';
 import { connect, type AddressInfo } from 'node:net';
 import express from 'express';
@@ -14,33 +13,7 @@ import {
   type Callback,
   type CallbackHandler,
 } from '../../src/index.js';
-
-const SECRET = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
-const NOW = 1764756000;
-
-function signedRequest(fields: Record<string, unknown> = {}, idempotencyKey = 't-1') {
-  const body = JSON.stringify({
-    taskId: 't-1',
-    taskType: 'order.close',
-    payload: { orderId: '1' },
-    payloadVersion: 1,
-    executeAt: '2025-12-03T10:00:00.000Z',
-    attempt: 1,
-    traceId: null,
-    ...fields,
-  });
-  const signature = createHmac('sha256', Buffer.from(SECRET.slice(6), 'base64'))
-    .update(`msg_1.${NOW}.${body}`)
-    .digest('base64');
-  const headers = {
-    'content-type': 'application/json',
-    'idempotency-key': idempotencyKey,
-    'webhook-id': 'msg_1',
-    'webhook-timestamp': String(NOW),
-    'webhook-signature': `v1,${signature}`,
-  };
-  return { headers, body };
-}
+import { NOW, SECRET, signedRequest } from './signed-request.js';
 
 const base = { secrets: [SECRET], now: () => NOW * 1000 };
 
@@ -93,7 +66,7 @@ describe('createReceiver maps outcomes to statuses', () => {
     expect(seen).toEqual([]);
   });
 
-  it('records an Idempotency-Key only after the handler succeeded', async () => {
+  it('records a webhook-id only after the handler succeeded', async () => {
     let calls = 0;
     const receive = createReceiver({
       ...base,
@@ -198,24 +171,25 @@ describe('adapters', () => {
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     try {
-      const post = (path: string, key: string, tamper = (text: string) => text) => {
-        const { headers, body } = signedRequest({}, key);
+      // Each its own task (webhook-id), or the second one would be a duplicate.
+      const post = (path: string, id: string, tamper = (text: string) => text) => {
+        const { headers, body } = signedRequest({}, id);
         return fetch(url + path, { method: 'POST', headers, body: tamper(body) });
       };
       for (const [path, key] of [
-        ['/hooks/tasks', 'k-1'],
-        ['/hooks/raw', 'k-2'],
+        ['/hooks/tasks', 'msg_k1'],
+        ['/hooks/raw', 'msg_k2'],
       ] as const) {
         const ok = await post(path, key);
         expect([ok.status, await ok.json()]).toEqual([200, { status: 'handled' }]);
       }
-      const forged = await post('/hooks/tasks', 'k-3', (body) => body.replace('"1"', '"9"'));
+      const forged = await post('/hooks/tasks', 'msg_k3', (body) => body.replace('"1"', '"9"'));
       expect([forged.status, await forged.json()]).toEqual([
         401,
         { status: 'refused', reason: 'no_matching_signature' },
       ]);
       // A JSON parser in front consumed the bytes: a configuration error, never a false 401.
-      const parsed = await post('/hooks/parsed', 'k-4');
+      const parsed = await post('/hooks/parsed', 'msg_k4');
       expect([parsed.status, await parsed.json()]).toEqual([
         500,
         { configuration: 'RawBodyUnavailableError' },

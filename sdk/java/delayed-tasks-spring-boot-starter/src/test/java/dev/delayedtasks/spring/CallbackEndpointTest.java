@@ -48,11 +48,18 @@ class CallbackEndpointTest {
         .formatted(taskId, taskType, payload);
   }
 
+  /** A delivery of a task of its own (a new webhook-id). */
   private HttpResponse<String> post(String body, String signature, String idempotencyKey)
+      throws IOException, InterruptedException {
+    return post("msg_" + UUID.randomUUID(), body, signature, idempotencyKey);
+  }
+
+  /** A delivery under {@code messageId}, the webhook-id: the same on every attempt of a task. */
+  private HttpResponse<String> post(
+      String messageId, String body, String signature, String idempotencyKey)
       throws IOException, InterruptedException {
     long now = Instant.now().getEpochSecond();
     byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
-    String messageId = "msg_" + UUID.randomUUID();
     HttpRequest.Builder request =
         HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/hooks/tasks"))
             .header("Content-Type", "application/json")
@@ -109,16 +116,42 @@ class CallbackEndpointTest {
   }
 
   @Test
-  void aRepeatedIdempotencyKeyIsAnswered200WithoutRunningTheHandlerAgain() throws Exception {
+  void aRepeatedWebhookIdIsAnswered200WithoutRunningTheHandlerAgain() throws Exception {
     String taskId = "o-" + UUID.randomUUID();
+    String messageId = "msg_" + UUID.randomUUID();
     String body = body(taskId, "order.close", "{\"orderId\":\"7\",\"amountCents\":1}");
 
-    assertThat(post(body, null, taskId).body()).isEqualTo("{\"status\":\"handled\"}");
-    HttpResponse<String> repeat = post(body, null, taskId);
+    assertThat(post(messageId, body, null, taskId).body()).isEqualTo("{\"status\":\"handled\"}");
+    HttpResponse<String> repeat = post(messageId, body, null, taskId);
     assertThat(repeat.statusCode()).isEqualTo(200);
     assertThat(repeat.body()).isEqualTo("{\"status\":\"duplicate\"}");
 
     assertThat(orders.closed).hasSize(1);
+  }
+
+  /**
+   * From the attacker's side: a captured callback of task A sent again with its unsigned
+   * Idempotency-Key removed, changed and set to task B's is A again (a duplicate); B's genuine
+   * callback still runs.
+   */
+  @Test
+  void aReplayWithATamperedIdempotencyKeyRunsNothingAndTheGenuineTaskStillRuns() throws Exception {
+    String taskA = "o-" + UUID.randomUUID();
+    String taskB = "o-" + UUID.randomUUID();
+    String messageA = "msg_" + UUID.randomUUID();
+    String bodyA = body(taskA, "order.close", "{\"orderId\":\"A\",\"amountCents\":1}");
+    String bodyB = body(taskB, "order.close", "{\"orderId\":\"B\",\"amountCents\":2}");
+    String duplicate = "{\"status\":\"duplicate\"}";
+
+    assertThat(post(messageA, bodyA, null, taskA).body()).isEqualTo("{\"status\":\"handled\"}");
+    assertThat(post(messageA, bodyA, null, null).body()).isEqualTo(duplicate);
+    assertThat(post(messageA, bodyA, null, "replayed-1").body()).isEqualTo(duplicate);
+    assertThat(post(messageA, bodyA, null, taskB).body()).isEqualTo(duplicate);
+    assertThat(post(bodyB, null, taskB).body()).isEqualTo("{\"status\":\"handled\"}");
+
+    assertThat(orders.closed)
+        .containsExactly(
+            new TestApplication.OrderClose("A", 1), new TestApplication.OrderClose("B", 2));
   }
 
   @Test

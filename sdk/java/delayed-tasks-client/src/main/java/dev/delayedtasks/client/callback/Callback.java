@@ -12,7 +12,7 @@ import java.time.format.DateTimeParseException;
  * The body of a callback. Numbers in the payload are kept exactly as sent (integers as
  * int/long/BigInteger, fractions as BigDecimal).
  *
- * @param taskId the task's id (also the {@code Idempotency-Key})
+ * @param taskId the task's id, as its client gave it
  * @param taskType its type
  * @param payload the task's payload
  * @param payloadVersion version of the payload schema

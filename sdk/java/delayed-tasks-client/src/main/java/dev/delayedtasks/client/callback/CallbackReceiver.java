@@ -13,8 +13,9 @@ import java.util.logging.Logger;
 
 /**
  * A framework-neutral callback endpoint: verifies the signature on the raw bytes, parses the body,
- * skips repeats of a handled {@code Idempotency-Key}, dispatches by task type and answers as every
- * SDK of this service does ({@code application/json}):
+ * skips repeats of a handled callback (by its signed {@code webhook-id}, never the unsigned {@code
+ * Idempotency-Key} header), dispatches by task type and answers as every SDK of this service does
+ * ({@code application/json}):
  *
  * <table>
  *   <caption>Answers</caption>
@@ -72,11 +73,15 @@ public final class CallbackReceiver {
     Map<String, String> lookup = new TreeMap<>(String.CASE_INSENSITIVE_ORDER);
     lookup.putAll(headers);
     Callback callback;
+    String key;
     try {
-      if (verifier != null) {
-        verifier.verify(lookup, body);
-      }
+      // The key is what the signature covers, read once it held: the webhook-id (the same on
+      // every attempt of a task, owner-scoped), never the unsigned Idempotency-Key header, which
+      // a replay within the tolerance could drop or swap for another task's. Unsigned, the
+      // body's task id: the key and the work come from the same bytes.
+      String signedId = verifier != null ? verifier.verify(lookup, body) : null;
       callback = Callback.parse(body);
+      key = signedId != null ? signedId : callback.taskId();
     } catch (CallbackRejectedException e) {
       int status = e.reason() == RejectionReason.INVALID_BODY ? 400 : 401;
       return answer(status, "refused", e.reason().wireName(), null);
@@ -86,8 +91,7 @@ public final class CallbackReceiver {
       return answer(422, "failed", NO_HANDLER, null);
     }
     try {
-      boolean ran =
-          idempotency.runOnce(lookup.get(Idempotency.HEADER), () -> handler.handle(callback));
+      boolean ran = idempotency.runOnce(key, () -> handler.handle(callback));
       return answer(200, ran ? "handled" : "duplicate", null, null);
     } catch (RetryableException e) {
       return answer(503, "retry", null, e.retryAfter().orElse(null));

@@ -3,13 +3,20 @@ package dev.delayedtasks.client.callback;
 import java.util.Objects;
 
 /**
- * Runs a callback's work at most once per {@code Idempotency-Key} as far as its store remembers:
- * the key is recorded only after the work returned, so a failure leaves the next attempt free to
- * run it again.
+ * Runs a callback's work at most once per key as far as its store remembers: the key is recorded
+ * only after the work returned, so a failure leaves the next attempt free to run it again. The key
+ * is one the signature covers: the {@code webhook-id} that {@link WebhookVerifier#verify(Map,
+ * byte[])} returns (the same on every attempt of a task, after a replay and a reset).
  */
 public final class Idempotency {
-  /** The header the service sends; the task id, the same on every attempt and replay. */
-  public static final String HEADER = "Idempotency-Key";
+  /**
+   * The header the service sends, naming the task.
+   *
+   * @deprecated not covered by the signature: a replay within the tolerance can drop it or swap in
+   *     another task's. Key on the {@code webhook-id} that {@link WebhookVerifier#verify(Map,
+   *     byte[])} returns.
+   */
+  @Deprecated public static final String HEADER = "Idempotency-Key";
 
   /** Work that may throw. */
   @FunctionalInterface
@@ -26,7 +33,7 @@ public final class Idempotency {
   /**
    * Runs the work unless the key was recorded; records the key when the work returns.
    *
-   * @param key the {@code Idempotency-Key}; null runs the work without recording anything
+   * @param key the verified {@code webhook-id}; null runs the work without recording anything
    * @return true when the work ran, false when the key was a repeat
    */
   public boolean runOnce(String key, Work work) throws Exception {

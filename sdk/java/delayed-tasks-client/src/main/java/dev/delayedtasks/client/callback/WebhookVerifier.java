@@ -46,20 +46,23 @@ public final class WebhookVerifier {
   /**
    * Verifies with headers looked up case-insensitively.
    *
+   * @return the signed {@code webhook-id}: the key to deduplicate on
    * @throws CallbackRejectedException with the reason
    */
-  public void verify(Map<String, String> headers, byte[] body) {
+  public String verify(Map<String, String> headers, byte[] body) {
     Map<String, String> lookup = new TreeMap<>(String.CASE_INSENSITIVE_ORDER);
     lookup.putAll(headers);
-    verify(lookup.get(ID_HEADER), lookup.get(TIMESTAMP_HEADER), lookup.get(SIGNATURE_HEADER), body);
+    return verify(
+        lookup.get(ID_HEADER), lookup.get(TIMESTAMP_HEADER), lookup.get(SIGNATURE_HEADER), body);
   }
 
   /**
    * Verifies the three header values against the raw body.
    *
+   * @return {@code id}, now known to be signed: the key to deduplicate on
    * @throws CallbackRejectedException with the reason
    */
-  public void verify(String id, String timestamp, String signatures, byte[] body) {
+  public String verify(String id, String timestamp, String signatures, byte[] body) {
     Objects.requireNonNull(body, "body");
     if (isBlank(id) || isBlank(timestamp) || isBlank(signatures)) {
       throw new CallbackRejectedException(
@@ -89,7 +92,7 @@ public final class WebhookVerifier {
       byte[] expected = hmac(key, signed);
       for (byte[] candidate : candidates) {
         if (MessageDigest.isEqual(expected, candidate)) {
-          return;
+          return id;
         }
       }
     }

@@ -37,8 +37,7 @@ class CallbackHttpHandlerTest {
   private static final Set<String> RESTRICTED = Set.of("content-length", "host", "connection");
 
   /** A started server serving the receiver at {@link #PATH}; stopped on close. */
-  private static ReceiverVectors.MountedEndpoint serve(CallbackReceiver receiver)
-      throws IOException {
+  static ReceiverVectors.MountedEndpoint serve(CallbackReceiver receiver) throws IOException {
     HttpServer server =
         HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
     server.createContext(PATH, new CallbackHttpHandler(receiver));
