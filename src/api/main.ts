@@ -17,6 +17,7 @@ import { buildApp } from './app.js';
 import { bearerMatches } from '../security/bearer-token.js';
 import { applySocketTimeout, serverOptions } from '../http/server-timeouts.js';
 import { ApiMetrics, taskCountsReader } from './metrics.js';
+import { ScheduleService } from '../schedules/service.js';
 import { ApiShutdown } from './shutdown.js';
 import { TaskService } from '../tasks/service.js';
 
@@ -77,6 +78,7 @@ const connection = apiConnection(config.temporal);
 const keyring = orExit(logger, () => loadPayloadKeyring(config.encryption));
 const dataConverter = createDataConverter(keyring);
 const tasks = new TaskService({ connection, config, policies, dataConverter });
+const schedules = new ScheduleService({ connection, config, policies, dataConverter }, tasks);
 const metrics = new ApiMetrics({
   readCounts: taskCountsReader(tasks.visibility, config.limits.maxScheduleAheadSeconds * 1000),
 });
@@ -85,6 +87,7 @@ const shutdown = new ApiShutdown({ ...config.shutdown, logger });
 const app = await buildApp({
   config,
   tasks,
+  schedules,
   metrics,
   logger,
   keys,
