@@ -29,6 +29,7 @@ export const FINGERPRINT_FIELDS = {
   callbackTaskQueue: 'routing: the server decides it from the type policy',
   localCallback: 'routing: the server decides it from the type policy',
   retryPolicy: 'the type policy, not asked for by the caller',
+  schedule: 'set by the schedule whose occurrence the task is, not by a create',
 } as const satisfies Record<keyof TaskSpec, true | string>;
 
 type Covered = {

@@ -43,6 +43,7 @@ const changed: { [K in keyof TaskSpec]-?: TaskSpec[K] } = {
   retryPolicy: { initialIntervalMs: 2000, multiplier: 2, maxIntervalMs: 60_000, immediateRetries: 0 },
   localCallback: false,
   idempotencyKey: 'billing/order-2',
+  schedule: { scheduleId: 'nightly' },
 };
 
 const covered = [
@@ -64,6 +65,7 @@ const notCovered = [
   'callbackTaskQueue',
   'localCallback',
   'retryPolicy',
+  'schedule',
 ];
 
 describe('the fingerprint of a create', () => {
