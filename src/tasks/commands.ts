@@ -217,8 +217,6 @@ export class TaskCommands {
       firedAt: _f,
       completedAt: _c,
       attemptHistory: _h,
-      // A replay is a task of its own, not an occurrence of the schedule that started the first run.
-      schedule: _schedule,
       ...carried
     } = previous;
     const spec: TaskSpec = {
