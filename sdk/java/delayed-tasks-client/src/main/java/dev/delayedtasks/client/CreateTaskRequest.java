@@ -19,28 +19,14 @@ import java.util.Objects;
  * }</pre>
  */
 public final class CreateTaskRequest {
-  private final String taskType;
-  private final Object payload;
+  private final TaskFields fields;
   private final When schedule;
-  private final String callbackUrl;
   private final String taskId;
-  private final Integer maxRetries;
-  private final Integer timeoutMs;
-  private final Integer payloadVersion;
-  private final String traceId;
-  private final Integer priority;
 
   private CreateTaskRequest(Builder b) {
-    this.taskType = b.taskType;
-    this.payload = b.payload;
+    this.fields = b.fields.copy();
     this.schedule = new When(b.delay, b.executeAt);
-    this.callbackUrl = b.callbackUrl;
     this.taskId = b.taskId;
-    this.maxRetries = b.maxRetries;
-    this.timeoutMs = b.timeoutMs;
-    this.payloadVersion = b.payloadVersion;
-    this.traceId = b.traceId;
-    this.priority = b.priority;
   }
 
   public static Builder builder() {
@@ -48,7 +34,7 @@ public final class CreateTaskRequest {
   }
 
   public String taskType() {
-    return taskType;
+    return fields.taskType;
   }
 
   /** The caller's task id, or null when the client is to generate one. */
@@ -58,47 +44,21 @@ public final class CreateTaskRequest {
 
   /** The wire body with the given task id; only the fields that were set. Checks first. */
   ObjectNode toBody(String effectiveTaskId) {
-    ObjectNode payloadNode = Payloads.toObject("payload", payload);
-    schedule.check(true);
-    ObjectNode body = Payloads.newObject();
-    if (taskType != null) {
-      body.put("taskType", taskType);
-    }
-    body.set("payload", payloadNode);
-    schedule.writeTo(body);
-    if (callbackUrl != null) {
-      body.put("callbackUrl", callbackUrl);
-    }
-    body.put("taskId", effectiveTaskId);
-    Payloads.putIfSet(body, "maxRetries", maxRetries);
-    Payloads.putIfSet(body, "timeoutMs", timeoutMs);
-    Payloads.putIfSet(body, "payloadVersion", payloadVersion);
-    if (traceId != null) {
-      body.put("traceId", traceId);
-    }
-    Payloads.putIfSet(body, "priority", priority);
-    return body;
+    return fields.toBody("payload", schedule, effectiveTaskId);
   }
 
   /** Builds a {@link CreateTaskRequest}; every setter is optional except as the API requires. */
   public static final class Builder {
-    private String taskType;
-    private Object payload;
+    private final TaskFields fields = new TaskFields();
     private Duration delay;
     private Instant executeAt;
-    private String callbackUrl;
     private String taskId;
-    private Integer maxRetries;
-    private Integer timeoutMs;
-    private Integer payloadVersion;
-    private String traceId;
-    private Integer priority;
 
     private Builder() {}
 
     /** Lower-case name of the kind of task, e.g. {@code order.close}. */
     public Builder taskType(String taskType) {
-      this.taskType = Objects.requireNonNull(taskType, "taskType");
+      fields.taskType = Objects.requireNonNull(taskType, "taskType");
       return this;
     }
 
@@ -107,7 +67,7 @@ public final class CreateTaskRequest {
      * object. Non-finite numbers and integers beyond ±(2^53−1) are refused before sending.
      */
     public Builder payload(Object payload) {
-      this.payload = payload;
+      fields.payload = payload;
       return this;
     }
 
@@ -130,7 +90,7 @@ public final class CreateTaskRequest {
 
     /** Absolute http(s) URL; may be omitted when the task type's policy has one. */
     public Builder callbackUrl(String callbackUrl) {
-      this.callbackUrl = callbackUrl;
+      fields.callbackUrl = callbackUrl;
       return this;
     }
 
@@ -141,28 +101,28 @@ public final class CreateTaskRequest {
     }
 
     public Builder maxRetries(int maxRetries) {
-      this.maxRetries = maxRetries;
+      fields.maxRetries = maxRetries;
       return this;
     }
 
     public Builder timeoutMs(int timeoutMs) {
-      this.timeoutMs = timeoutMs;
+      fields.timeoutMs = timeoutMs;
       return this;
     }
 
     public Builder payloadVersion(int payloadVersion) {
-      this.payloadVersion = payloadVersion;
+      fields.payloadVersion = payloadVersion;
       return this;
     }
 
     public Builder traceId(String traceId) {
-      this.traceId = traceId;
+      fields.traceId = traceId;
       return this;
     }
 
     /** 1 highest to 5 lowest. */
     public Builder priority(int priority) {
-      this.priority = priority;
+      fields.priority = priority;
       return this;
     }
 

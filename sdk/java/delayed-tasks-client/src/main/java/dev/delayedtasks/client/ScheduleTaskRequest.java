@@ -16,24 +16,10 @@ import java.util.Objects;
  * }</pre>
  */
 public final class ScheduleTaskRequest {
-  private final String taskType;
-  private final Object payload;
-  private final String callbackUrl;
-  private final Integer maxRetries;
-  private final Integer timeoutMs;
-  private final Integer payloadVersion;
-  private final String traceId;
-  private final Integer priority;
+  private final TaskFields fields;
 
   private ScheduleTaskRequest(Builder b) {
-    this.taskType = b.taskType;
-    this.payload = b.payload;
-    this.callbackUrl = b.callbackUrl;
-    this.maxRetries = b.maxRetries;
-    this.timeoutMs = b.timeoutMs;
-    this.payloadVersion = b.payloadVersion;
-    this.traceId = b.traceId;
-    this.priority = b.priority;
+    this.fields = b.fields.copy();
   }
 
   public static Builder builder() {
@@ -42,75 +28,53 @@ public final class ScheduleTaskRequest {
 
   /** The wire object; the payload is checked as a task's is (field {@code task.payload}). */
   ObjectNode toBody() {
-    ObjectNode body = Payloads.newObject();
-    if (taskType != null) {
-      body.put("taskType", taskType);
-    }
-    body.set("payload", Payloads.toObject("task.payload", payload));
-    if (callbackUrl != null) {
-      body.put("callbackUrl", callbackUrl);
-    }
-    Payloads.putIfSet(body, "maxRetries", maxRetries);
-    Payloads.putIfSet(body, "timeoutMs", timeoutMs);
-    Payloads.putIfSet(body, "payloadVersion", payloadVersion);
-    if (traceId != null) {
-      body.put("traceId", traceId);
-    }
-    Payloads.putIfSet(body, "priority", priority);
-    return body;
+    return fields.toBody("task.payload", null, null);
   }
 
   /** Builds a {@link ScheduleTaskRequest}. */
   public static final class Builder {
-    private String taskType;
-    private Object payload;
-    private String callbackUrl;
-    private Integer maxRetries;
-    private Integer timeoutMs;
-    private Integer payloadVersion;
-    private String traceId;
-    private Integer priority;
+    private final TaskFields fields = new TaskFields();
 
     private Builder() {}
 
     public Builder taskType(String taskType) {
-      this.taskType = Objects.requireNonNull(taskType, "taskType");
+      fields.taskType = Objects.requireNonNull(taskType, "taskType");
       return this;
     }
 
     /** A Map, a JsonNode object or any object Jackson turns into a JSON object. */
     public Builder payload(Object payload) {
-      this.payload = payload;
+      fields.payload = payload;
       return this;
     }
 
     public Builder callbackUrl(String callbackUrl) {
-      this.callbackUrl = callbackUrl;
+      fields.callbackUrl = callbackUrl;
       return this;
     }
 
     public Builder maxRetries(int maxRetries) {
-      this.maxRetries = maxRetries;
+      fields.maxRetries = maxRetries;
       return this;
     }
 
     public Builder timeoutMs(int timeoutMs) {
-      this.timeoutMs = timeoutMs;
+      fields.timeoutMs = timeoutMs;
       return this;
     }
 
     public Builder payloadVersion(int payloadVersion) {
-      this.payloadVersion = payloadVersion;
+      fields.payloadVersion = payloadVersion;
       return this;
     }
 
     public Builder traceId(String traceId) {
-      this.traceId = traceId;
+      fields.traceId = traceId;
       return this;
     }
 
     public Builder priority(int priority) {
-      this.priority = priority;
+      fields.priority = priority;
       return this;
     }
 

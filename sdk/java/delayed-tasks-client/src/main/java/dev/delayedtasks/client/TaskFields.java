@@ -1,0 +1,68 @@
+package dev.delayedtasks.client;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+
+/**
+ * The task settings a create and a schedule's task share, set by their builders and written to the
+ * wire once, in the wire order. Package-private: the requests expose it through their builders.
+ */
+final class TaskFields {
+  String taskType;
+  Object payload;
+  String callbackUrl;
+  Integer maxRetries;
+  Integer timeoutMs;
+  Integer payloadVersion;
+  String traceId;
+  Integer priority;
+
+  /** A copy, so a built request does not change when its builder is used again. */
+  TaskFields copy() {
+    TaskFields copy = new TaskFields();
+    copy.taskType = taskType;
+    copy.payload = payload;
+    copy.callbackUrl = callbackUrl;
+    copy.maxRetries = maxRetries;
+    copy.timeoutMs = timeoutMs;
+    copy.payloadVersion = payloadVersion;
+    copy.traceId = traceId;
+    copy.priority = priority;
+    return copy;
+  }
+
+  /**
+   * The wire object with only the fields that were set. Checks first: the payload (named {@code
+   * payloadField} in an error), then the time when there is one (a create requires exactly one).
+   *
+   * @param schedule the create's time, or null for a schedule's task, which has none
+   * @param taskId the create's task id, or null for a schedule's task
+   */
+  ObjectNode toBody(String payloadField, When schedule, String taskId) {
+    ObjectNode payloadNode = Payloads.toObject(payloadField, payload);
+    if (schedule != null) {
+      schedule.check(true);
+    }
+    ObjectNode body = Payloads.newObject();
+    if (taskType != null) {
+      body.put("taskType", taskType);
+    }
+    body.set("payload", payloadNode);
+    if (schedule != null) {
+      schedule.writeTo(body);
+    }
+    if (callbackUrl != null) {
+      body.put("callbackUrl", callbackUrl);
+    }
+    if (taskId != null) {
+      body.put("taskId", taskId);
+    }
+    Payloads.putIfSet(body, "maxRetries", maxRetries);
+    Payloads.putIfSet(body, "timeoutMs", timeoutMs);
+    Payloads.putIfSet(body, "payloadVersion", payloadVersion);
+    if (traceId != null) {
+      body.put("traceId", traceId);
+    }
+    Payloads.putIfSet(body, "priority", priority);
+    return body;
+  }
+}
