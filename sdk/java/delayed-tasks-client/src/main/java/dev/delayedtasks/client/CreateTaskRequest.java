@@ -48,26 +48,15 @@ public final class CreateTaskRequest {
   }
 
   /** Builds a {@link CreateTaskRequest}; every setter is optional except as the API requires. */
-  public static final class Builder {
-    private final TaskFields fields = new TaskFields();
+  public static final class Builder extends TaskFieldsBuilder<Builder> {
     private Duration delay;
     private Instant executeAt;
     private String taskId;
 
     private Builder() {}
 
-    /** Lower-case name of the kind of task, e.g. {@code order.close}. */
-    public Builder taskType(String taskType) {
-      fields.taskType = Objects.requireNonNull(taskType, "taskType");
-      return this;
-    }
-
-    /**
-     * A JSON object: a {@code Map}, a Jackson {@code ObjectNode}, or a bean Jackson can write as an
-     * object. Non-finite numbers and integers beyond ±(2^53−1) are refused before sending.
-     */
-    public Builder payload(Object payload) {
-      fields.payload = payload;
+    @Override
+    Builder self() {
       return this;
     }
 
@@ -88,41 +77,9 @@ public final class CreateTaskRequest {
       return executeAt(Objects.requireNonNull(executeAt, "executeAt").toInstant());
     }
 
-    /** Absolute http(s) URL; may be omitted when the task type's policy has one. */
-    public Builder callbackUrl(String callbackUrl) {
-      fields.callbackUrl = callbackUrl;
-      return this;
-    }
-
     /** Client-chosen id; when absent the client generates a UUID, reused on every retry. */
     public Builder taskId(String taskId) {
       this.taskId = taskId;
-      return this;
-    }
-
-    public Builder maxRetries(int maxRetries) {
-      fields.maxRetries = maxRetries;
-      return this;
-    }
-
-    public Builder timeoutMs(int timeoutMs) {
-      fields.timeoutMs = timeoutMs;
-      return this;
-    }
-
-    public Builder payloadVersion(int payloadVersion) {
-      fields.payloadVersion = payloadVersion;
-      return this;
-    }
-
-    public Builder traceId(String traceId) {
-      fields.traceId = traceId;
-      return this;
-    }
-
-    /** 1 highest to 5 lowest. */
-    public Builder priority(int priority) {
-      fields.priority = priority;
       return this;
     }
 

@@ -1,7 +1,6 @@
 package dev.delayedtasks.client;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import java.util.Objects;
 
 /**
  * What each occurrence of a schedule runs: the fields of a {@link CreateTaskRequest} without its
@@ -32,49 +31,12 @@ public final class ScheduleTaskRequest {
   }
 
   /** Builds a {@link ScheduleTaskRequest}. */
-  public static final class Builder {
-    private final TaskFields fields = new TaskFields();
+  public static final class Builder extends TaskFieldsBuilder<Builder> {
 
     private Builder() {}
 
-    public Builder taskType(String taskType) {
-      fields.taskType = Objects.requireNonNull(taskType, "taskType");
-      return this;
-    }
-
-    /** A Map, a JsonNode object or any object Jackson turns into a JSON object. */
-    public Builder payload(Object payload) {
-      fields.payload = payload;
-      return this;
-    }
-
-    public Builder callbackUrl(String callbackUrl) {
-      fields.callbackUrl = callbackUrl;
-      return this;
-    }
-
-    public Builder maxRetries(int maxRetries) {
-      fields.maxRetries = maxRetries;
-      return this;
-    }
-
-    public Builder timeoutMs(int timeoutMs) {
-      fields.timeoutMs = timeoutMs;
-      return this;
-    }
-
-    public Builder payloadVersion(int payloadVersion) {
-      fields.payloadVersion = payloadVersion;
-      return this;
-    }
-
-    public Builder traceId(String traceId) {
-      fields.traceId = traceId;
-      return this;
-    }
-
-    public Builder priority(int priority) {
-      fields.priority = priority;
+    @Override
+    Builder self() {
       return this;
     }
 
