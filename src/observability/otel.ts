@@ -39,7 +39,7 @@ import type { OpenTelemetrySinks } from '@temporalio/interceptors-opentelemetry'
 import type { InjectedSinks } from '@temporalio/worker';
 import type { WorkflowInfo } from '@temporalio/workflow';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { TracingConfig } from '../config/environment.js';
+import type { TracingConfig } from '../config/tracing.js';
 import { redactUrl } from './logger.js';
 import type { TracedProcess, TraceSend, Tracing } from './tracing-types.js';
 

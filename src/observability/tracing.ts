@@ -8,7 +8,7 @@
  * callback attempt → the callback's HTTP client span, whose context goes out as `traceparent`.
  */
 import type { ReplayWorkerOptions, WorkerOptions } from '@temporalio/worker';
-import type { TracingConfig } from '../config/environment.js';
+import type { TracingConfig } from '../config/tracing.js';
 import type { TracedProcess, Tracing } from './tracing-types.js';
 
 export type { TracedProcess, TraceSend, Tracing } from './tracing-types.js';
