@@ -28,19 +28,11 @@ class TaskFieldsTest {
     setAll(builder);
     JsonNode body = builder.build().toBody("t-1");
 
-    assertEquals(
-        List.of(
-            "taskType",
-            "payload",
-            "delaySeconds",
-            "callbackUrl",
-            "taskId",
-            "maxRetries",
-            "timeoutMs",
-            "payloadVersion",
-            "traceId",
-            "priority"),
-        names(body));
+    // The schedule's task fields, with the time after the payload and the id after the callback.
+    List<String> expected = new ArrayList<>(TASK_FIELDS);
+    expected.add(expected.indexOf("payload") + 1, "delaySeconds");
+    expected.add(expected.indexOf("callbackUrl") + 1, "taskId");
+    assertEquals(expected, names(body));
     assertValues(body);
   }
 
