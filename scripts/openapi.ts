@@ -8,6 +8,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { buildApp } from '../src/api/app.js';
 import { ApiMetrics } from '../src/api/metrics.js';
+import { ScheduleService } from '../src/schedules/service.js';
 import { TaskService } from '../src/tasks/service.js';
 import { loadConfig } from '../src/config/environment.js';
 import { Policies } from '../src/task-types/policies.js';
@@ -19,9 +20,11 @@ export const OPENAPI_PATH = fileURLToPath(new URL('../docs/openapi.json', import
 export async function renderOpenApi(): Promise<string> {
   const config = loadConfig({ TEMPORAL_ADDRESS: '127.0.0.1:1' });
   const connection = apiConnection(config.temporal);
-  const tasks = new TaskService({ connection, config, policies: new Policies() });
+  const policies = new Policies();
+  const tasks = new TaskService({ connection, config, policies });
+  const schedules = new ScheduleService({ connection, config, policies });
   const metrics = new ApiMetrics({ readCounts: async () => ({ byStatus: {}, oldestOverdueSeconds: 0 }) });
-  const app = await buildApp({ config, tasks, metrics });
+  const app = await buildApp({ config, tasks, schedules, metrics });
   try {
     await app.ready();
     return `${JSON.stringify(app.swagger(), null, 2)}\n`;

@@ -28,6 +28,8 @@ export interface CallbackBody {
   executeAt: string;
   attempt: number;
   traceId: string | null;
+  /** Only in the callbacks of a schedule's occurrence: the schedule and the nominal time it runs for. */
+  schedule?: { scheduleId: string; scheduledAt: string };
 }
 
 /** One attempt: the body, and where and how long to send it. */

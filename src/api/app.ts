@@ -23,12 +23,16 @@ import type { ApiMetrics } from './metrics.js';
 import { codecRoutes } from './routes/codec.js';
 import { healthRoutes } from './routes/health.js';
 import { taskTypeRoutes } from './routes/task-types.js';
+import { scheduleRoutes } from './routes/schedules.js';
 import { taskRoutes } from './routes/tasks.js';
+import type { ScheduleService } from '../schedules/service.js';
 import type { TaskService } from '../tasks/service.js';
 
 export interface AppOptions {
   config: Readonly<Config>;
   tasks: TaskService;
+  /** The schedule routes (`/api/v1/schedules`); none when absent. */
+  schedules?: ScheduleService;
   metrics: ApiMetrics;
   /** Serves /codec/encode and /codec/decode with it (encryption on); no codec routes when absent. */
   codec?: PayloadCodec;
@@ -164,7 +168,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
         description: [
           'Durable delayed HTTP callbacks: each task is one Temporal workflow (workflow id = task id for owner `default`, `<owner>/<taskId>` otherwise).',
           '',
-          "**Authentication:** `Authorization: Bearer dts_<keyId>_<secret>` on every `/api/v1` route (use **Authorize** above); each route names its scope: `tasks:read`, `tasks:write` or `admin` (which holds every scope and acts on every owner). A key sees only its owner's tasks. Without a keys file the API serves on loopback only, with authentication off.",
+          "**Authentication:** `Authorization: Bearer dts_<keyId>_<secret>` on every `/api/v1` route (use **Authorize** above); each route names its scope: `tasks:read`, `tasks:write`, `schedules:read`, `schedules:write` or `admin` (which holds every scope and acts on every owner). A key sees only its owner's tasks and schedules. Without a keys file the API serves on loopback only, with authentication off.",
           '',
           '**Error codes** (body `{"error": {"code", "message", "details"}}`):',
           ...Object.entries(ERROR_DESCRIPTIONS).map(([code, text]) => `- \`${code}\`: ${text}`),
@@ -173,6 +177,11 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       tags: [
         { name: 'tasks', description: 'Create, look up, list, cancel and reschedule tasks' },
         { name: 'dead letters', description: 'Inspect and replay FAILED tasks' },
+        {
+          name: 'schedules',
+          description:
+            'Recurring tasks on Temporal Schedules (cron or interval, time zone, overlap and catch-up policies); each occurrence is a task',
+        },
         {
           name: 'task types',
           description:
@@ -231,6 +240,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       BATCH_TASKS.max * (config.limits.maxPayloadBytes + BATCH_ITEM_ENVELOPE_BYTES) + ENVELOPE_BYTES,
   });
   await app.register(taskTypeRoutes, { policies: tasks.policies });
+  if (options.schedules) await app.register(scheduleRoutes, { schedules: options.schedules });
   if (options.codec) {
     await app.register(codecRoutes, {
       codec: options.codec,

@@ -230,8 +230,13 @@ function auditLine(
   audit: AuditRecord = request.audit,
   requestBody: unknown = request.body,
 ): Record<string, unknown> {
-  const params = (request.params ?? {}) as { taskId?: unknown; jobId?: unknown };
-  const body = (requestBody ?? {}) as { taskId?: unknown; taskType?: unknown; callbackUrl?: unknown };
+  const params = (request.params ?? {}) as { taskId?: unknown; jobId?: unknown; scheduleId?: unknown };
+  const body = (requestBody ?? {}) as {
+    taskId?: unknown;
+    taskType?: unknown;
+    callbackUrl?: unknown;
+    scheduleId?: unknown;
+  };
   const text = (value: unknown) => (typeof value === 'string' ? value : undefined);
   const callbackUrl = audit.callbackUrl ?? text(body.callbackUrl);
   return {
@@ -240,6 +245,7 @@ function auditLine(
     owner: audit.owner ?? request.principal?.owner ?? null,
     taskId: audit.taskId ?? text(params.taskId) ?? text(body.taskId) ?? null,
     jobId: text(params.jobId),
+    scheduleId: text(params.scheduleId) ?? text(body.scheduleId),
     taskType: audit.taskType ?? text(body.taskType) ?? null,
     callbackHost: callbackUrl && URL.canParse(callbackUrl) ? new URL(callbackUrl).host : null,
     outcome: status < 400 ? 'ok' : (audit.outcome ?? `HTTP ${status}`),

@@ -16,6 +16,7 @@ import { consoleRoutes } from '../console/plugin.js';
 import { buildApp } from './app.js';
 import { bearerMatches } from './routes/health.js';
 import { ApiMetrics, taskCountsReader } from './metrics.js';
+import { ScheduleService } from '../schedules/service.js';
 import { TaskService } from '../tasks/service.js';
 
 const config = loadConfig();
@@ -69,11 +70,20 @@ const connection = apiConnection(config.temporal);
 const keyring = loadPayloadKeyring(config.encryption);
 const dataConverter = createDataConverter(keyring);
 const tasks = new TaskService({ connection, config, policies, dataConverter });
+const schedules = new ScheduleService({ connection, config, policies, dataConverter }, tasks);
 const metrics = new ApiMetrics({
   readCounts: taskCountsReader(tasks.visibility, config.limits.maxScheduleAheadSeconds * 1000),
 });
 const codec = dataConverter.payloadCodecs?.[0];
-const app = await buildApp({ config, tasks, metrics, logger, keys, ...(codec ? { codec } : {}) });
+const app = await buildApp({
+  config,
+  tasks,
+  schedules,
+  metrics,
+  logger,
+  keys,
+  ...(codec ? { codec } : {}),
+});
 // The console is the API's peer on the same app: same keys and failed-authentication gate.
 if (config.console.enabled) await app.register(consoleRoutes, { config, tasks, keys });
 

@@ -7,11 +7,21 @@ import { hostMatches } from '../security/address-rules.js';
 import { DEFAULT_OWNER } from '../shared/owner.js';
 
 /**
- * `tasks:write`: create, cancel, reschedule, replay one. `tasks:read`: get, list. `codec`: the codec
+ * `tasks:write`: create, cancel, reschedule, replay one. `tasks:read`: get, list. `schedules:write`:
+ * create, update, pause, resume, trigger, backfill, delete a schedule (whose occurrences are tasks of
+ * the owner, checked against the key's task types and hosts). `schedules:read`: get, list schedules.
+ * `codec`: the codec
  * endpoint, which decrypts the payloads of every owner (for the Web UI and the CLI; grant it to
  * operators only). `admin`: everything, every owner.
  */
-export const SCOPES = ['tasks:read', 'tasks:write', 'codec', 'admin'] as const;
+export const SCOPES = [
+  'tasks:read',
+  'tasks:write',
+  'schedules:read',
+  'schedules:write',
+  'codec',
+  'admin',
+] as const;
 export type Scope = (typeof SCOPES)[number];
 
 export interface Principal {

@@ -72,6 +72,17 @@ export interface Config {
     /** How far in the past an `executeAt` may be (it then fires at once). @defaultValue 300 */
     maxPastSeconds: number;
   };
+  schedules: {
+    /** Most schedules one owner may have; a create beyond answers 409 SCHEDULE_LIMIT_EXCEEDED. @defaultValue 100 */
+    maxPerOwner: number;
+    /**
+     * Shortest interval between a schedule's runs (`every`, and the closest two runs of a `cron`): a
+     * 1-second schedule is 86,400 tasks a day. @defaultValue 60
+     */
+    minIntervalSeconds: number;
+    /** Most occurrences one backfill may start. @defaultValue 1000 */
+    maxBackfillRuns: number;
+  };
   auth: {
     /**
      * JSON file of API keys (`npm run keys -- create`). Unset: authentication is off, which the API
@@ -239,6 +250,11 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
         10 * 365 * 24 * 3600,
       ),
       maxPastSeconds: read.int('MAX_PAST_SECONDS', 300, 0, 24 * 3600),
+    },
+    schedules: {
+      maxPerOwner: read.int('SCHEDULES_MAX_PER_OWNER', 100, 0, 1_000_000),
+      minIntervalSeconds: read.int('SCHEDULE_MIN_INTERVAL_SECONDS', 60, 1, 86_400),
+      maxBackfillRuns: read.int('SCHEDULE_MAX_BACKFILL_RUNS', 1000, 1, 100_000),
     },
     auth: {
       keysFile: read.optionalString('API_KEYS_FILE'),

@@ -11,6 +11,9 @@ export const ErrorCode = {
   PayloadTooLarge: 'PAYLOAD_TOO_LARGE',
   TaskNotFound: 'TASK_NOT_FOUND',
   TaskConflict: 'TASK_CONFLICT',
+  ScheduleNotFound: 'SCHEDULE_NOT_FOUND',
+  ScheduleConflict: 'SCHEDULE_CONFLICT',
+  ScheduleLimitExceeded: 'SCHEDULE_LIMIT_EXCEEDED',
   FailedPrecondition: 'FAILED_PRECONDITION',
   NotFound: 'NOT_FOUND',
   MethodNotAllowed: 'METHOD_NOT_ALLOWED',
@@ -28,6 +31,9 @@ export const ERROR_STATUS: Record<ErrorCode, number> = {
   PAYLOAD_TOO_LARGE: 413,
   TASK_NOT_FOUND: 404,
   TASK_CONFLICT: 409,
+  SCHEDULE_NOT_FOUND: 404,
+  SCHEDULE_CONFLICT: 409,
+  SCHEDULE_LIMIT_EXCEEDED: 409,
   FAILED_PRECONDITION: 409,
   NOT_FOUND: 404,
   METHOD_NOT_ALLOWED: 405,
@@ -50,6 +56,11 @@ export const ERROR_DESCRIPTIONS: Record<ErrorCode, string> = {
   TASK_NOT_FOUND:
     "No task has this id for the caller's owner (another owner's task answers exactly as an absent one).",
   TASK_CONFLICT: 'A task with this id exists with a different specification.',
+  SCHEDULE_NOT_FOUND:
+    "No schedule has this id for the caller's owner (another owner's schedule answers exactly as an absent one).",
+  SCHEDULE_CONFLICT: 'A schedule with this id exists with a different specification.',
+  SCHEDULE_LIMIT_EXCEEDED:
+    'The owner already has the configured maximum number of schedules (SCHEDULES_MAX_PER_OWNER); delete one first. Nothing was created.',
   FAILED_PRECONDITION: 'The task is not in a status that allows this action.',
   NOT_FOUND: 'No such route or resource.',
   METHOD_NOT_ALLOWED: 'The route exists but not with this method.',
@@ -120,4 +131,8 @@ export function schemaViolation(details: FieldProblem[]): ApiError {
 
 export function taskNotFound(taskId: string): ApiError {
   return new ApiError(ErrorCode.TaskNotFound, `no task with id ${taskId}`);
+}
+
+export function scheduleNotFound(scheduleId: string): ApiError {
+  return new ApiError(ErrorCode.ScheduleNotFound, `no schedule with id ${scheduleId}`);
 }

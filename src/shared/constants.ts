@@ -24,6 +24,15 @@ export const SEARCH_ATTRIBUTES = {
   owner: defineSearchAttributeKey('Owner', SearchAttributeType.KEYWORD),
 } as const;
 
+/**
+ * Search attributes Temporal sets on the workflows a Schedule starts (system attributes: nothing to
+ * register). The nominal time is the occurrence's; the id is the schedule's Temporal id.
+ */
+export const SCHEDULE_SEARCH_ATTRIBUTES = {
+  scheduledById: defineSearchAttributeKey('TemporalScheduledById', SearchAttributeType.KEYWORD),
+  scheduledStartTime: defineSearchAttributeKey('TemporalScheduledStartTime', SearchAttributeType.DATETIME),
+} as const;
+
 /** Every custom search attribute, for registering them on a server. */
 export const ALL_SEARCH_ATTRIBUTES = Object.values(SEARCH_ATTRIBUTES);
 

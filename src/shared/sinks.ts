@@ -5,5 +5,7 @@ import type { TaskStatus } from './task.js';
 export interface TaskSinks extends Sinks {
   taskMetrics: {
     finished(taskType: string, status: TaskStatus): void;
+    /** A schedule's occurrence started, this long after its nominal time (jitter, catch-up, backfill). */
+    occurrenceStarted(taskType: string, lagSeconds: number): void;
   };
 }

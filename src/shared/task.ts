@@ -15,6 +15,16 @@ export function isFinalStatus(status: TaskStatus): boolean {
   return FINAL_STATUSES.includes(status);
 }
 
+/**
+ * Marks a task input as a schedule's action: the schedule's id when written at create; once the
+ * occurrence has started, also the nominal time it runs for (src/shared/schedule.ts).
+ */
+export interface ScheduleMark {
+  scheduleId: string;
+  /** RFC 3339 UTC with milliseconds: the time the occurrence runs for (before jitter). */
+  scheduledAt?: string;
+}
+
 /** What the client asked for, with defaults applied: the workflow's input. */
 export interface TaskSpec {
   /** The client's task id, unique per owner (the workflow id is derived from both: src/shared/owner.ts). */
@@ -56,6 +66,12 @@ export interface TaskSpec {
    * which such a task keeps for life, so no retry of it ever arrives under a second key.
    */
   idempotencyKey?: string;
+  /**
+   * Set only in the input of a schedule's action (src/shared/schedule.ts): the task is an occurrence
+   * of that schedule and takes its id, key and due time from the occurrence. Absent in every other
+   * input, which runs exactly as before.
+   */
+  schedule?: ScheduleMark;
 }
 
 export interface TaskError {

@@ -20,6 +20,8 @@ const ATTRIBUTES = {
   taskStatus: SEARCH_ATTRIBUTES.taskStatus.name,
   executeAt: SEARCH_ATTRIBUTES.executeAt.name,
   owner: SEARCH_ATTRIBUTES.owner.name,
+  /** Set by Temporal on schedules. */
+  schedulePaused: 'TemporalSchedulePaused',
 } as const;
 export type Attribute = keyof typeof ATTRIBUTES;
 
@@ -50,12 +52,21 @@ export class VisibilityQuery {
     ]);
   }
 
+  /** This service's schedules: their `Owner` is always set (other schedules of the namespace have none). */
+  static schedules(): VisibilityQuery {
+    return new VisibilityQuery([`${ATTRIBUTES.owner} IS NOT NULL`]);
+  }
+
   private and(clause: string): VisibilityQuery {
     return new VisibilityQuery([...this.clauses, clause]);
   }
 
   is(attribute: Attribute, value: string): VisibilityQuery {
     return this.and(`${ATTRIBUTES[attribute]} = ${quote(value)}`);
+  }
+
+  flag(attribute: Attribute, value: boolean): VisibilityQuery {
+    return this.and(`${ATTRIBUTES[attribute]} = ${value ? 'true' : 'false'}`);
   }
 
   isNot(attribute: Attribute, value: string): VisibilityQuery {

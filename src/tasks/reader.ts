@@ -8,8 +8,9 @@
 import type { WorkflowExecutionDescription, WorkflowHandle } from '@temporalio/client';
 import proto, { type temporal } from '@temporalio/proto';
 import { taskNotFound } from '../errors/catalog.js';
-import { SEARCH_ATTRIBUTES, TASK_WORKFLOW_TYPE } from '../shared/constants.js';
+import { SCHEDULE_SEARCH_ATTRIBUTES, SEARCH_ATTRIBUTES, TASK_WORKFLOW_TYPE } from '../shared/constants.js';
 import { workflowIdOf } from '../shared/owner.js';
+import { occurrenceSpec } from '../shared/schedule.js';
 import { initialTaskState, ownerOf, type TaskError, type TaskSpec, type TaskState } from '../shared/task.js';
 import type { TemporalCalls } from '../temporal/calls.js';
 import { isNotStartedYet, toApiError } from '../temporal/errors.js';
@@ -149,7 +150,11 @@ export class TaskReader {
     taskId: string,
   ): Promise<TaskState | undefined> {
     if (description.status.name !== 'RUNNING' || description.type !== TASK_WORKFLOW_TYPE) return undefined;
-    const due = description.typedSearchAttributes.get(SEARCH_ATTRIBUTES.executeAt);
+    // A schedule's occurrence writes its due time with its first workflow task, which its first
+    // attempt holds open: until then, its nominal time (set by the Schedule at start) is the due time.
+    const due =
+      description.typedSearchAttributes.get(SEARCH_ATTRIBUTES.executeAt) ??
+      description.typedSearchAttributes.get(SCHEDULE_SEARCH_ATTRIBUTES.scheduledStartTime);
     const recorded = description.typedSearchAttributes.get(SEARCH_ATTRIBUTES.taskStatus);
     if (!due || due.getTime() > this.now() || (recorded !== 'SCHEDULED' && recorded !== 'RUNNING')) {
       return undefined;
@@ -165,7 +170,11 @@ export class TaskReader {
     ) {
       return undefined;
     }
-    const spec = await this.temporal.startInput<TaskSpec>(events, workflowId, taskId);
+    const spec = occurrenceSpec(await this.temporal.startInput<TaskSpec>(events, workflowId, taskId), {
+      workflowId,
+      scheduledAt: due.toISOString(),
+      startedAt: description.startTime.toISOString(),
+    });
     const firedAt = events.find(
       (event) =>
         event.eventType === EventType.EVENT_TYPE_WORKFLOW_TASK_STARTED && eventTimeMs(event) >= due.getTime(),

@@ -52,6 +52,14 @@ export class WorkerMetrics {
     registers: [this.registry],
   });
 
+  private readonly occurrences = new Histogram({
+    name: 'delayed_tasks_schedule_occurrence_lag_seconds',
+    help: "Start of a schedule's occurrence minus its nominal time (jitter; minutes to hours: caught up after an outage, or backfilled); its count is the occurrences started",
+    labelNames: ['task_type'],
+    buckets: LAG_BUCKETS,
+    registers: [this.registry],
+  });
+
   constructor() {
     collectDefaultMetrics({ register: this.registry });
   }
@@ -66,6 +74,10 @@ export class WorkerMetrics {
       this.fireLag.observe({ task_type: this.taskType.of(taskType) }, Math.max(0, lagSeconds));
     },
   };
+
+  occurrenceStarted(taskType: string, lagSeconds: number): void {
+    this.occurrences.observe({ task_type: this.taskType.of(taskType) }, Math.max(0, lagSeconds));
+  }
 
   taskFinished(taskType: string, status: TaskStatus): void {
     this.finished.inc({ task_type: this.taskType.of(taskType), status });

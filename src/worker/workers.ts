@@ -102,6 +102,10 @@ export async function createTaskWorkers(options: TaskWorkersOptions): Promise<Wo
         fn: (_info, taskType, status) => metrics?.taskFinished(taskType, status),
         callDuringReplay: false,
       },
+      occurrenceStarted: {
+        fn: (_info, taskType, lagSeconds) => metrics?.occurrenceStarted(taskType, lagSeconds),
+        callDuringReplay: false,
+      },
     },
   };
   const workflowBundle = options.workflowBundle ?? (await bundleTaskWorkflows());

@@ -9,13 +9,17 @@
 import { ApplicationFailure, CancellationScope, isCancellation } from '@temporalio/workflow';
 import { TASK_FAILED_TYPE, type TaskSpec, type TaskState } from '../shared/task.js';
 import { deliver } from './deliver.js';
+import { recordOccurrence, taskOfRun } from './occurrence.js';
 import { TaskRun } from './task-run.js';
 
 export { cancelSignal, rescheduleUpdate, statusQuery } from './definitions.js';
 
-export async function delayedTask(spec: TaskSpec): Promise<TaskState> {
+export async function delayedTask(input: TaskSpec): Promise<TaskState> {
+  // A schedule's occurrence takes its own id and due time; any other input is the task as given.
+  const spec = taskOfRun(input);
   const run = new TaskRun(spec);
   run.listen();
+  if (input.schedule) recordOccurrence(spec);
   let result: TaskState;
   try {
     await run.waitUntilDue();

@@ -106,6 +106,10 @@ export async function deliver(run: TaskRun): Promise<TaskState> {
           traceId: spec.traceId,
           callbackUrl: spec.callbackUrl,
           timeoutMs: spec.timeoutMs,
+          // A schedule's occurrence tells the receiver which schedule and nominal time it runs for.
+          ...(spec.schedule?.scheduledAt !== undefined && {
+            schedule: { scheduleId: spec.schedule.scheduleId, scheduledAt: spec.schedule.scheduledAt },
+          }),
         }),
       );
       recordOutcome('SUCCEEDED', delivered.statusCode);

@@ -14,6 +14,7 @@ import { inject } from 'vitest';
 import { buildServer } from './server.js';
 import { ApiMetrics, taskCountsReader } from '../../src/api/metrics.js';
 import type { Task } from '../../src/contract/tasks.js';
+import { ScheduleService } from '../../src/schedules/service.js';
 import { TaskService } from '../../src/tasks/service.js';
 import { KeyStore } from '../../src/auth/key-store.js';
 import { hashKey, mintKey, type KeyEntry, type KeysFile } from '../../src/auth/keys.js';
@@ -97,6 +98,7 @@ export class Harness {
   config!: Readonly<Config>;
   policies!: Policies;
   tasks!: TaskService;
+  schedules!: ScheduleService;
   /** Keys by the names given in `HarnessOptions.keys`. */
   keys: Record<string, Minted> = {};
   keysFile: string | undefined;
@@ -166,6 +168,16 @@ export class Harness {
       dataConverter: this.dataConverter,
       ...(this.resolve ? { resolve: this.resolve } : {}),
     });
+    this.schedules = new ScheduleService(
+      {
+        connection: this.connection,
+        config: this.config,
+        policies: this.policies,
+        dataConverter: this.dataConverter,
+        ...(this.resolve ? { resolve: this.resolve } : {}),
+      },
+      this.tasks,
+    );
     const metrics = new ApiMetrics({
       readCounts: taskCountsReader(this.tasks.visibility, this.config.limits.maxScheduleAheadSeconds * 1000),
       cacheMs: 0,
@@ -174,6 +186,7 @@ export class Harness {
     this.app = await buildServer({
       config: this.config,
       tasks: this.tasks,
+      schedules: this.schedules,
       metrics,
       keys: this.keyStore,
       logger: options.captureLogs ? logger : false,

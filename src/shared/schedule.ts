@@ -1,0 +1,52 @@
+/**
+ * Occurrences of a schedule: how a task started by a Temporal Schedule knows which occurrence it is.
+ * Pure and workflow-safe: the workflow derives its task from its own id and nominal time here, and
+ * the API's reader does the same from the server's record, so both tell the same task.
+ */
+import { parseWorkflowId } from './owner.js';
+import type { TaskSpec } from './task.js';
+
+/** The suffix Temporal appends to the action's workflow id: `-` and the nominal time, to the second. */
+const NOMINAL_SUFFIX = /-(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z)$/;
+
+/** The nominal time an occurrence's workflow id names; undefined for any other id. */
+export function nominalTimeOfWorkflowId(workflowId: string): string | undefined {
+  const match = NOMINAL_SUFFIX.exec(workflowId);
+  return match ? new Date(match[1]!).toISOString() : undefined;
+}
+
+export interface OccurrenceFacts {
+  /** The occurrence's workflow id: `<owner>/<scheduleId>-<nominal time>` (no owner prefix for `default`). */
+  workflowId: string;
+  /** Nominal time (the `TemporalScheduledStartTime` search attribute), RFC 3339. */
+  scheduledAt: string | undefined;
+  /** When the occurrence's workflow started, RFC 3339. */
+  startedAt: string;
+}
+
+/**
+ * The task an occurrence is: the schedule's task input with the occurrence's own id (its workflow id,
+ * less the owner prefix), `Idempotency-Key` (its workflow id: stable across its retries, unique per
+ * occurrence), due time (the nominal time, so it calls back at once) and creation time. An input
+ * without a schedule mark is returned unchanged.
+ */
+export function occurrenceSpec(spec: TaskSpec, facts: OccurrenceFacts): TaskSpec {
+  if (!spec.schedule) return spec;
+  const scheduledAt =
+    normalized(facts.scheduledAt) ?? nominalTimeOfWorkflowId(facts.workflowId) ?? facts.startedAt;
+  const startedAt = normalized(facts.startedAt) ?? facts.startedAt;
+  return {
+    ...spec,
+    taskId: parseWorkflowId(facts.workflowId).taskId,
+    idempotencyKey: facts.workflowId,
+    executeAt: scheduledAt,
+    createdAt: startedAt,
+    schedule: { scheduleId: spec.schedule.scheduleId, scheduledAt },
+  };
+}
+
+function normalized(time: string | undefined): string | undefined {
+  if (time === undefined) return undefined;
+  const ms = Date.parse(time);
+  return Number.isFinite(ms) ? new Date(ms).toISOString() : undefined;
+}
