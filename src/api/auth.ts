@@ -33,6 +33,11 @@ declare module 'fastify' {
      * the key's rate limit, 403 without `scope`; sets `request.principal` and the audit fields.
      */
     authenticateKey(request: FastifyRequest, reply: FastifyReply, scope: Scope): Promise<boolean>;
+    /**
+     * Counts one request of `request.principal`'s key against its per-minute limit: the one limiter of
+     * the API and the console (its pages, forms and login). 429 past the limit.
+     */
+    limitKey(request: FastifyRequest, reply: FastifyReply): Promise<void>;
   }
   interface FastifyRequest {
     /** Who is calling; set before validation on every route that declares a scope. */
@@ -148,6 +153,22 @@ export async function registerAuth(app: FastifyInstance, options: AuthOptions): 
     schema.description = schema.description ? `${String(schema.description)}\n\n${line}` : line;
   });
 
+  const limitKey = async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
+    const limit = await perKey(request);
+    if (limit.isAllowed) return;
+    reply.header('x-ratelimit-limit', String(limit.max));
+    reply.header('x-ratelimit-remaining', String(limit.remaining));
+    reply.header('x-ratelimit-reset', String(limit.ttlInSeconds));
+    if (limit.isExceeded) {
+      throw tooMany(
+        reply,
+        limit.ttlInSeconds,
+        `over this API key's limit of ${limit.max} requests per minute`,
+      );
+    }
+  };
+  app.decorate('limitKey', limitKey);
+
   const authenticateKey = async (
     request: FastifyRequest,
     reply: FastifyReply,
@@ -165,19 +186,7 @@ export async function registerAuth(app: FastifyInstance, options: AuthOptions): 
     request.principal = principal;
     request.log = request.log.child({ keyId: principal.keyId, owner: principal.owner });
     reply.log = request.log;
-    const limit = await perKey(request);
-    if (!limit.isAllowed) {
-      reply.header('x-ratelimit-limit', String(limit.max));
-      reply.header('x-ratelimit-remaining', String(limit.remaining));
-      reply.header('x-ratelimit-reset', String(limit.ttlInSeconds));
-      if (limit.isExceeded) {
-        throw tooMany(
-          reply,
-          limit.ttlInSeconds,
-          `over this API key's limit of ${limit.max} requests per minute`,
-        );
-      }
-    }
+    await limitKey(request, reply);
     if (!hasScope(principal, scope)) throw permissionDenied('authorization', `lacks scope ${scope}`);
     return true;
   };

@@ -2,7 +2,7 @@
  * Who is calling: the owner an API key acts for, its scopes and its limits. Authentication
  * (src/api/auth.ts) turns a request into a Principal; the routes and the task service ask it.
  */
-import { ApiError, ErrorCode } from '../errors/catalog.js';
+import { ApiError, ErrorCode, taskNotFound } from '../errors/catalog.js';
 import { hostMatches } from '../security/address-rules.js';
 import { DEFAULT_OWNER } from '../shared/owner.js';
 
@@ -105,6 +105,60 @@ export function checkTaskAccess(
       throw permissionDenied('callbackUrl', `host ${hostname} is not among this key's callback hosts`);
     }
   }
+}
+
+/**
+ * Whether `access` may see an existing task: the one rule of every read, the API's and the console's.
+ * A task whose callback URL is unknown (a list summary without it) is hidden from a host-limited key.
+ */
+function maySee(access: TaskAccess, task: { taskType: string; callbackUrl?: string | null }): boolean {
+  return mayAccess(access, { taskType: task.taskType, callbackUrl: task.callbackUrl ?? '' });
+}
+
+/** The tasks of a page that `access` may see (every list, the API's and the console's). */
+export function visibleTasks<T extends { taskType: string; callbackUrl?: string | null }>(
+  access: TaskAccess,
+  tasks: readonly T[],
+): T[] {
+  return tasks.filter((task) => maySee(access, task));
+}
+
+/**
+ * `task` when `access` may read it; otherwise the answer of an absent task (404 TASK_NOT_FOUND), so a
+ * key learns nothing of its owner's tasks outside its task types and callback hosts, not even that
+ * they exist. The console reads every task through it.
+ */
+export function readableTask<T extends { taskId: string; taskType: string; callbackUrl?: string }>(
+  access: TaskAccess,
+  task: T,
+): T {
+  if (!maySee(access, task)) throw taskNotFound(task.taskId);
+  return task;
+}
+
+/**
+ * What counts through visibility may include for `access`: the key's task-type patterns (undefined:
+ * every type), or undefined as a whole when the key is limited to callback hosts, which visibility
+ * cannot count by (such a key gets no counts).
+ */
+export function countableTypes(access: TaskAccess): { taskTypes: readonly string[] | undefined } | undefined {
+  if (access.allowedCallbackHosts) return undefined;
+  return { taskTypes: access.allowedTaskTypes };
+}
+
+/**
+ * 403 unless a bulk operation over `taskType` (every type when undefined) stays within the key's
+ * limits: a batch cannot select by callback host, so a host-limited key may not start one, and a
+ * type-limited key names one of its types.
+ */
+export function checkBulkAccess(access: TaskAccess, taskType: string | undefined): void {
+  if (access.allowedCallbackHosts) {
+    throw permissionDenied('callbackUrl', "a bulk operation cannot keep to this key's callback hosts");
+  }
+  if (access.allowedTaskTypes && taskType === undefined) {
+    throw permissionDenied('taskType', 'is required: this key is limited to some task types');
+  }
+  if (taskType !== undefined) checkTaskAccess(access, { taskType });
 }
 
 /**

@@ -3,6 +3,9 @@
  * the JSON API, with the same keys and scopes. A browser logs in by pasting an API key; the key stays
  * on the server and the browser holds a signed session cookie naming the key's id (src/console/session.ts;
  * HttpOnly, SameSite=Strict, Secure under TLS), which any API process with the same secret accepts. Every POST carries a CSRF token; every state-changing action writes an audit line.
+ * What a key may see and do is decided by the API's own functions (src/auth/principal.ts: owner,
+ * scopes, task-type and callback-host limits) and its requests count on the API's per-key rate
+ * limiter (`app.limitKey`): the console shows a key nothing the API would not answer it.
  * A peer of the JSON API on the same Fastify app: src/api/main.ts registers it when
  * CONSOLE_ENABLED=true, after the API (it uses the API's authentication hooks).
  */
@@ -143,8 +146,9 @@ export async function consoleRoutes(app: FastifyInstance, options: ConsoleOption
             ? new ApiError(ErrorCode.InvalidArgument, error.message)
             : new ApiError(ErrorCode.Internal, 'internal error', undefined, { cause: error });
     if (apiError.status >= 500) request.log.error({ err: error }, 'console request failed');
-    if (request.method === 'POST') {
-      audit(request, request.routeOptions.url ?? 'post', {
+    // As the API's audit: every action, and every refusal of a key (403, 429), a page's too.
+    if (request.method === 'POST' || apiError.status === 403 || apiError.status === 429) {
+      audit(request, request.routeOptions.url ?? request.method, {
         taskId: (request.params as { taskId?: string } | undefined)?.taskId,
         outcome: apiError.code,
         reason: (request.body as Form | undefined)?.reason,
@@ -183,12 +187,18 @@ export async function consoleRoutes(app: FastifyInstance, options: ConsoleOption
         'log in again: the console session is missing or expired',
       );
     }
+    request.viewer = { principal: result.principal };
+    // Logging out needs no scope and is never refused: it only ends the session.
+    if (url === '/console/logout') return;
+    // The API's order: the key, its rate limit (one limiter: a page or a form counts as an API call,
+    // and a key answered 429 on the API gets 429 here), then the scope.
+    request.principal = result.principal;
+    await app.limitKey(request, reply);
     // Every page shows tasks (payloads, callback URLs): the scope GET /api/v1/tasks needs. A key that
-    // lost it since its login reads nothing more; logging out needs no scope.
-    if (url !== '/console/logout' && !hasScope(result.principal, CONSOLE_SCOPE)) {
+    // lost it since its login reads nothing more.
+    if (!hasScope(result.principal, CONSOLE_SCOPE)) {
       throw permissionDenied('authorization', `lacks scope ${CONSOLE_SCOPE}`);
     }
-    request.viewer = { principal: result.principal };
   });
 
   const requireWrite = (request: FastifyRequest, scope: 'tasks:write' | 'admin' = 'tasks:write') => {
@@ -232,6 +242,9 @@ export async function consoleRoutes(app: FastifyInstance, options: ConsoleOption
       await app.authFailures.count(request, reply);
       return page(reply, loginPage(viewerOf(request, reply).csrfToken, 'That key is not valid.'), 401);
     }
+    // A login is a request of its key: over the key's rate limit, 429 and no session.
+    request.principal = result.principal;
+    await app.limitKey(request, reply);
     if (!hasScope(result.principal, CONSOLE_SCOPE)) {
       // A valid key (not a guess: no failure counted) that can read no page: no session at all.
       audit(request, 'login', { outcome: `refused: lacks scope ${CONSOLE_SCOPE}` });

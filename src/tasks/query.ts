@@ -87,6 +87,21 @@ export class VisibilityQuery {
     return this.and(`${ATTRIBUTES[attribute]} STARTS_WITH ${quote(prefix)}`);
   }
 
+  /**
+   * `attribute` equals one of `patterns`, or starts with what precedes the `*` of a pattern ending in
+   * one (a key's task types: `order.close`, `order.*`; a keys file holds at least one).
+   */
+  matchesAny(attribute: Attribute, patterns: readonly string[]): VisibilityQuery {
+    const name = ATTRIBUTES[attribute];
+    if (patterns.length === 0) throw new Error('matchesAny needs at least one pattern');
+    const alternatives = patterns.map((pattern) =>
+      pattern.endsWith('*')
+        ? `${name} STARTS_WITH ${quote(pattern.slice(0, -1))}`
+        : `${name} = ${quote(pattern)}`,
+    );
+    return this.and(`(${alternatives.join(' OR ')})`);
+  }
+
   /** `from <= attribute < to` (ms); either end may be open. */
   between(attribute: Attribute, from: number | undefined, to: number | undefined): VisibilityQuery {
     const name = ATTRIBUTES[attribute];

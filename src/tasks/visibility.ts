@@ -20,6 +20,8 @@ const { WorkflowExecutionStatus } = proto.temporal.api.enums.v1;
 export interface TaskFilter {
   owner?: string | undefined;
   taskType?: string | undefined;
+  /** Only types matching these (a key's `allowedTaskTypes`: names or prefixes ending in `*`); undefined: any. */
+  taskTypes?: readonly string[] | undefined;
 }
 
 export class TaskVisibility {
@@ -33,6 +35,7 @@ export class TaskVisibility {
     let query = VisibilityQuery.tasks(this.sharedQueue);
     if (filter.owner !== undefined) query = query.owner(filter.owner);
     if (filter.taskType) query = query.is('taskType', filter.taskType);
+    if (filter.taskTypes) query = query.matchesAny('taskType', filter.taskTypes);
     return query;
   }
 

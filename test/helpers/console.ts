@@ -1,6 +1,7 @@
 /**
- * A browser-like client of the console over `app.inject`: keeps cookies, reads each page's CSRF
- * token and sends it with the next form, as a browser submitting that page would.
+ * A browser-like client of the console, over `app.inject` or over HTTP to a listening app (a base URL):
+ * keeps cookies, reads each page's CSRF token and sends it with the next form, as a browser submitting
+ * that page would.
  */
 import type { FastifyInstance } from 'fastify';
 
@@ -15,11 +16,40 @@ export class ConsoleClient {
   readonly cookies = new Map<string, string>();
   csrfToken: string | undefined;
 
-  /** `remoteAddress`: the client address the server sees (inject's default: 127.0.0.1). */
+  /**
+   * `target`: the app (driven with inject) or the base URL it listens on (`http://127.0.0.1:<port>`).
+   * `remoteAddress`: the client address the server sees (inject only; its default: 127.0.0.1).
+   */
   constructor(
-    private readonly app: FastifyInstance,
+    private readonly target: FastifyInstance | string,
     private readonly remoteAddress?: string,
   ) {}
+
+  private async send(
+    method: 'GET' | 'POST',
+    url: string,
+    headers: Record<string, string>,
+    payload?: string,
+  ): Promise<Response> {
+    if (typeof this.target === 'string') {
+      const response = await fetch(`${this.target}${url}`, {
+        method,
+        headers,
+        body: payload,
+        redirect: 'manual',
+      });
+      const all: Record<string, unknown> = Object.fromEntries(response.headers);
+      all['set-cookie'] = response.headers.getSetCookie();
+      return { statusCode: response.status, body: await response.text(), headers: all };
+    }
+    return this.target.inject({
+      method,
+      url,
+      headers,
+      ...(payload === undefined ? {} : { payload }),
+      ...(this.remoteAddress && { remoteAddress: this.remoteAddress }),
+    });
+  }
 
   private cookieHeader(): string {
     return [...this.cookies].map(([name, value]) => `${name}=${value}`).join('; ');
@@ -37,12 +67,7 @@ export class ConsoleClient {
   }
 
   async get(url: string): Promise<ConsolePage> {
-    const response = await this.app.inject({
-      method: 'GET',
-      url,
-      headers: { cookie: this.cookieHeader() },
-      ...(this.remoteAddress && { remoteAddress: this.remoteAddress }),
-    });
+    const response = await this.send('GET', url, { cookie: this.cookieHeader() });
     this.remember(response);
     return toPage(response);
   }
@@ -55,13 +80,12 @@ export class ConsoleClient {
   ): Promise<ConsolePage> {
     const fields = new URLSearchParams(form);
     if (options.csrf !== false && this.csrfToken) fields.set('_csrf', this.csrfToken);
-    const response = await this.app.inject({
-      method: 'POST',
+    const response = await this.send(
+      'POST',
       url,
-      headers: { cookie: this.cookieHeader(), 'content-type': 'application/x-www-form-urlencoded' },
-      payload: fields.toString(),
-      ...(this.remoteAddress && { remoteAddress: this.remoteAddress }),
-    });
+      { cookie: this.cookieHeader(), 'content-type': 'application/x-www-form-urlencoded' },
+      fields.toString(),
+    );
     this.remember(response);
     return toPage(response);
   }
@@ -73,11 +97,13 @@ export class ConsoleClient {
   }
 }
 
-function toPage(response: {
+interface Response {
   statusCode: number;
   body: string;
   headers: Record<string, unknown>;
-}): ConsolePage {
+}
+
+function toPage(response: Response): ConsolePage {
   const location = response.headers.location;
   return {
     status: response.statusCode,

@@ -6,7 +6,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import Type from 'typebox';
 import type { FastifyRequest } from 'fastify';
-import { checkTaskAccess, mayAccess } from '../../auth/principal.js';
+import { checkBulkAccess, checkTaskAccess, visibleTasks } from '../../auth/principal.js';
 import { createAjv } from '../../validation/json-schema.js';
 import { accessFor, listOwner } from '../../auth/principal.js';
 import { auditItem, auditRecordOf, auditTask, visibleTo } from '../auth.js';
@@ -177,13 +177,7 @@ export const taskRoutes: FastifyPluginAsyncTypebox<TaskRoutesOptions> = async (
       const { owner, ...query } = request.query;
       const page = await tasks.list(listOwner(request.principal, owner), query);
       // A key limited to some task types or callback hosts lists only those (a page may hold fewer).
-      return {
-        ...page,
-        tasks: page.tasks.filter((task) =>
-          // A summary without its URL (unknown) is hidden from a host-limited key.
-          mayAccess(request.principal, { taskType: task.taskType, callbackUrl: task.callbackUrl ?? '' }),
-        ),
-      };
+      return { ...page, tasks: visibleTasks(request.principal, page.tasks) };
     },
   );
 
@@ -317,7 +311,10 @@ export const taskRoutes: FastifyPluginAsyncTypebox<TaskRoutesOptions> = async (
         response: { 202: BatchJobSchema, ...errors },
       },
     },
-    async (request, reply) => reply.code(202).send(await tasks.bulkReplay(request.body)),
+    async (request, reply) => {
+      checkBulkAccess(request.principal, request.body.taskType);
+      return reply.code(202).send(await tasks.bulkReplay(request.body));
+    },
   );
 
   app.post(
@@ -333,7 +330,10 @@ export const taskRoutes: FastifyPluginAsyncTypebox<TaskRoutesOptions> = async (
         response: { 202: BatchJobSchema, ...errors },
       },
     },
-    async (request, reply) => reply.code(202).send(await tasks.bulkCancel(request.body)),
+    async (request, reply) => {
+      checkBulkAccess(request.principal, request.body.taskType);
+      return reply.code(202).send(await tasks.bulkCancel(request.body));
+    },
   );
 
   app.get(

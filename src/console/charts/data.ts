@@ -48,9 +48,12 @@ export class ChartCounts {
     this.now = options.now ?? Date.now;
   }
 
-  /** The charts of `scope` (one owner's tasks unless admin; one type's or every type's). */
+  /**
+   * The charts of `filter` (one owner's tasks unless admin; one type's or every type's; only a limited
+   * key's types). The cache is per filter, limits included: a limited key never gets another's answer.
+   */
   load(filter: TaskFilter): Promise<ChartData> {
-    const key = `${filter.owner ?? '*'}\u0000${filter.taskType ?? '*'}`;
+    const key = [filter.owner ?? '*', filter.taskType ?? '*', ...(filter.taskTypes ?? ['*'])].join('\u0000');
     const now = this.now();
     const cached = this.cache.get(key);
     if (cached && now - cached.at < this.ttlMs) return cached.data;

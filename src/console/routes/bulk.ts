@@ -1,5 +1,6 @@
 /** Bulk replay and bulk cancel of one task type, and the batch job they start. */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { ANONYMOUS, checkBulkAccess } from '../../auth/principal.js';
 import { toFieldProblems, type FieldProblem } from '../../validation/json-schema.js';
 import type { ConsoleContext, Form } from '../context.js';
 import { batchPage, bulkPage } from '../views/actions.js';
@@ -16,6 +17,9 @@ export function consoleBulkRoutes(app: FastifyInstance, ctx: ConsoleContext): vo
     ...(filter.taskType ? { taskType: filter.taskType } : {}),
     ...(filter.status ? { status: filter.status } : {}),
   });
+  /** The bulk API's rule: within a limited admin key's task types, never for a host-limited one. */
+  const withinLimits = (request: FastifyRequest, filter: BulkFilter) =>
+    checkBulkAccess(request.viewer?.principal ?? ANONYMOUS, filter.taskType || undefined);
   const checkBulk = (filter: BulkFilter): FieldProblem[] => {
     const allowed =
       filter.operation === 'replay' ? ['', 'FAILED', 'CANCELLED'] : ['', 'SCHEDULED', 'RUNNING'];
@@ -52,6 +56,7 @@ export function consoleBulkRoutes(app: FastifyInstance, ctx: ConsoleContext): vo
     if (!(request.query as Form).taskType)
       return page(reply, bulkPage(viewerOf(request, reply), filter, undefined, []));
     const problems = checkBulk(filter);
+    if (problems.length === 0) withinLimits(request, filter);
     const matched = problems.length === 0 ? await countBulk(filter) : undefined;
     return page(
       reply,
@@ -67,6 +72,7 @@ export function consoleBulkRoutes(app: FastifyInstance, ctx: ConsoleContext): vo
     const problems = checkBulk(filter);
     if (problems.length > 0)
       return page(reply, bulkPage(viewerOf(request, reply), filter, undefined, problems), 400);
+    withinLimits(request, filter);
     const reason = reasonOf(raw);
     const job =
       filter.operation === 'replay'

@@ -1,11 +1,18 @@
 /** The overview page (counts now, the charts, the table per task type) and each task type's page. */
 import type { FastifyInstance } from 'fastify';
-import { ANONYMOUS, hasScope, listOwner, type Principal } from '../../auth/principal.js';
+import {
+  ANONYMOUS,
+  countableTypes,
+  hasScope,
+  listOwner,
+  visibleTasks,
+  type Principal,
+} from '../../auth/principal.js';
 import { ApiError, ErrorCode } from '../../errors/catalog.js';
 import { toFieldProblems } from '../../validation/json-schema.js';
 import { loadLagPanel } from '../charts/prometheus.js';
 import type { ConsoleContext } from '../context.js';
-import { chartsSection, type ChartScopeView } from '../views/charts.js';
+import { chartsSection, chartsWithheld, type ChartScopeView } from '../views/charts.js';
 import { overviewPage, typePage, type Overview } from '../views/overview.js';
 
 const SAMPLE_SIZE = 500;
@@ -20,21 +27,37 @@ export function consoleOverviewRoutes(app: FastifyInstance, ctx: ConsoleContext)
    * run, which a plain count would include; at most DEAD_LETTER_CAP); SUCCEEDED and CANCELLED over
    * the last FINISHED_WINDOW_MS.
    */
-  const countsByStatus = async (now: number): Promise<Record<string, number>> => {
+  const countsByStatus = async (
+    principal: Principal,
+    taskTypes: readonly string[] | undefined,
+    now: number,
+  ): Promise<Record<string, number>> => {
+    const scope = { taskTypes };
     const [open, deadLetters, succeeded, cancelled] = await Promise.all([
-      tasks.visibility.countByStatus(['SCHEDULED', 'RUNNING']),
+      tasks.visibility.countByStatus(['SCHEDULED', 'RUNNING'], scope),
       tasks.list(undefined, { status: 'FAILED', pageSize: DEAD_LETTER_CAP }),
-      tasks.visibility.countClosed('SUCCEEDED', now - FINISHED_WINDOW_MS),
-      tasks.visibility.countClosed('CANCELLED', now - FINISHED_WINDOW_MS),
+      tasks.visibility.countClosed('SUCCEEDED', now - FINISHED_WINDOW_MS, undefined, scope),
+      tasks.visibility.countClosed('CANCELLED', now - FINISHED_WINDOW_MS, undefined, scope),
     ]);
-    return { ...open, FAILED: deadLetters.tasks.length, SUCCEEDED: succeeded, CANCELLED: cancelled };
+    return {
+      ...open,
+      FAILED: visibleTasks(principal, deadLetters.tasks).length,
+      SUCCEEDED: succeeded,
+      CANCELLED: cancelled,
+    };
   };
 
   /**
    * Whose tasks the charts count: an owner sees only its own; an admin every owner's, or the one
-   * named by `?owner=`. The type comes from the path, checked as the list checks it.
+   * named by `?owner=`; a key limited to some task types only those (a type page of another type counts
+   * nothing, as a type without tasks). The type comes from the path, checked as the list checks it.
    */
-  const chartScope = (principal: Principal, query: { owner?: string }, taskType?: string): ChartScopeView => {
+  const chartScope = (
+    principal: Principal,
+    taskTypes: readonly string[] | undefined,
+    query: { owner?: string },
+    taskType?: string,
+  ): ChartScopeView => {
     const named = query.owner?.trim() || undefined;
     const problems = [
       ...(named && !validateList({ owner: named }) ? toFieldProblems(validateList.errors) : []),
@@ -47,14 +70,21 @@ export function consoleOverviewRoutes(app: FastifyInstance, ctx: ConsoleContext)
         problems,
       );
     }
-    return { owner: hasScope(principal, 'admin') ? named : principal.owner, taskType };
+    return { owner: hasScope(principal, 'admin') ? named : principal.owner, taskType, taskTypes };
   };
 
-  const chartsOf = async (principal: Principal, scope: ChartScopeView) => {
+  /** The charts within the key's limits; none for a key limited to callback hosts (not countable). */
+  const chartsOf = async (principal: Principal, query: { owner?: string }, taskType?: string) => {
+    const countable = countableTypes(principal);
+    const scope = chartScope(principal, countable?.taskTypes, query, taskType);
+    if (!countable) return chartsWithheld();
+    const unlimited = !principal.allowedTaskTypes && !principal.allowedCallbackHosts;
     const [data, lag] = await Promise.all([
       charts.load(scope),
-      // The workers' metrics are per type, not per owner: admins only.
-      hasScope(principal, 'admin') ? loadLagPanel(config.console.prometheusUrl, scope.taskType) : undefined,
+      // The workers' metrics are per type, not per owner: admins only, and only those of every type.
+      hasScope(principal, 'admin') && unlimited
+        ? loadLagPanel(config.console.prometheusUrl, scope.taskType)
+        : undefined,
     ]);
     return chartsSection(data, lag, scope);
   };
@@ -62,24 +92,24 @@ export function consoleOverviewRoutes(app: FastifyInstance, ctx: ConsoleContext)
   app.get('/console/types/:taskType', async (request, reply) => {
     const principal = request.viewer?.principal ?? ANONYMOUS;
     const { taskType } = request.params as { taskType: string };
-    const scope = chartScope(principal, request.query as { owner?: string }, taskType);
-    const section = await chartsOf(principal, scope);
+    const section = await chartsOf(principal, request.query as { owner?: string }, taskType);
     return page(reply, typePage(viewerOf(request, reply), taskType, section, new Date().toISOString()));
   });
 
   app.get('/console', async (request, reply) => {
     const principal = request.viewer?.principal ?? ANONYMOUS;
-    const admin = hasScope(principal, 'admin');
+    // Namespace-wide counts: admin keys, within their task types; none for a host-limited key.
+    const countable = hasScope(principal, 'admin') ? countableTypes(principal) : undefined;
     const now = Date.now();
-    const scope = chartScope(principal, request.query as { owner?: string });
     const [byStatus, overdue, sample, section] = await Promise.all([
-      admin ? countsByStatus(now) : undefined,
-      admin ? tasks.visibility.countOverdue(now) : undefined,
+      countable ? countsByStatus(principal, countable.taskTypes, now) : undefined,
+      countable ? tasks.visibility.countOverdue(now, { taskTypes: countable.taskTypes }) : undefined,
       tasks.list(listOwner(principal, undefined), { pageSize: SAMPLE_SIZE }),
-      chartsOf(principal, scope),
+      chartsOf(principal, request.query as { owner?: string }),
     ]);
+    const visible = visibleTasks(principal, sample.tasks);
     const byType = new Map<string, Record<string, number>>();
-    for (const task of sample.tasks) {
+    for (const task of visible) {
       const counts = byType.get(task.taskType) ?? {};
       counts[task.status] = (counts[task.status] ?? 0) + 1;
       byType.set(task.taskType, counts);
@@ -90,7 +120,7 @@ export function consoleOverviewRoutes(app: FastifyInstance, ctx: ConsoleContext)
       byType: [...byType]
         .sort(([a], [b]) => a.localeCompare(b))
         .map(([taskType, counts]) => ({ taskType, counts })),
-      sampled: sample.tasks.length,
+      sampled: visible.length,
       refreshedAt: new Date(now).toISOString(),
     };
     return page(reply, overviewPage(viewerOf(request, reply), overview, section));

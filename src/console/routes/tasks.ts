@@ -1,6 +1,13 @@
 /** The task list, one task, and the actions on it: cancel, reschedule, replay with changes. */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { accessFor, ANONYMOUS, hasScope, listOwner } from '../../auth/principal.js';
+import {
+  accessFor,
+  ANONYMOUS,
+  hasScope,
+  listOwner,
+  readableTask,
+  visibleTasks,
+} from '../../auth/principal.js';
 import { ReplayBodySchema, type ListTasksQuery } from '../../contract/tasks.js';
 import { ApiError, ErrorCode } from '../../errors/catalog.js';
 import { workflowIdOf } from '../../shared/owner.js';
@@ -75,7 +82,9 @@ export function consoleTaskRoutes(app: FastifyInstance, ctx: ConsoleContext): vo
       params.set('pageToken', list.nextPageToken);
       nextUrl = `/console/tasks?${params.toString()}`;
     }
-    return page(reply, tasksPage(viewerOf(request, reply), filters, list, nextUrl));
+    // The list API's rule: a key limited to some task types or callback hosts lists only those.
+    const visible = { ...list, tasks: visibleTasks(principal, list.tasks) };
+    return page(reply, tasksPage(viewerOf(request, reply), filters, visible, nextUrl));
   });
 
   type TaskRequest = FastifyRequest<{
@@ -84,10 +93,17 @@ export function consoleTaskRoutes(app: FastifyInstance, ctx: ConsoleContext): vo
   }>;
   const accessOf = (request: TaskRequest) =>
     accessFor(request.viewer?.principal ?? ANONYMOUS, request.query.owner || undefined);
+  /**
+   * The task as this key may read it: another owner's, or one outside the key's task types or callback
+   * hosts, answers 404 exactly as an absent one. Every page and action on one task starts here.
+   */
+  const readTask = async (request: TaskRequest) => {
+    const access = accessOf(request);
+    return { access, task: readableTask(access, await tasks.get(access.owner, request.params.taskId)) };
+  };
 
   app.get('/console/tasks/:taskId', async (request: TaskRequest, reply) => {
-    const access = accessOf(request);
-    const task = await tasks.get(access.owner, request.params.taskId);
+    const { task } = await readTask(request);
     return page(
       reply,
       taskPage(viewerOf(request, reply), task, {
@@ -102,7 +118,7 @@ export function consoleTaskRoutes(app: FastifyInstance, ctx: ConsoleContext): vo
   app.post('/console/tasks/:taskId/cancel', async (request: TaskRequest, reply) => {
     requireWrite(request);
     const reason = reasonOf(request.body as Form);
-    const access = accessOf(request);
+    const { access } = await readTask(request);
     const task = await tasks.cancel(access, request.params.taskId);
     audit(request, 'cancel', { taskId: task.taskId, owner: task.owner, reason, outcome: 'ok' });
     return reply.redirect(taskUrl(task.taskId, task.owner, access), 303);
@@ -117,7 +133,7 @@ export function consoleTaskRoutes(app: FastifyInstance, ctx: ConsoleContext): vo
       throw new ApiError(ErrorCode.InvalidArgument, 'executeAt is not a date and time', [
         { field: 'executeAt', reason: 'is not a date and time' },
       ]);
-    const access = accessOf(request);
+    const { access } = await readTask(request);
     const task = await tasks.reschedule(access, request.params.taskId, {
       executeAt: new Date(at).toISOString(),
     });
@@ -126,7 +142,7 @@ export function consoleTaskRoutes(app: FastifyInstance, ctx: ConsoleContext): vo
   });
 
   app.get('/console/tasks/:taskId/replay', async (request: TaskRequest, reply) => {
-    const task = await tasks.get(accessOf(request).owner, request.params.taskId);
+    const { task } = await readTask(request);
     const form: ReplayForm = {
       payload: JSON.stringify(task.payload, null, 2),
       payloadVersion: String(task.payloadVersion),
@@ -145,7 +161,7 @@ export function consoleTaskRoutes(app: FastifyInstance, ctx: ConsoleContext): vo
       maxRetries: raw.maxRetries ?? '',
       reason: raw.reason ?? '',
     };
-    const access = accessOf(request);
+    const { access, task: previous } = await readTask(request);
     const { body, problems } = parseReplayForm(form, config.limits.maxPayloadDepth);
     if (problems.length === 0 && !validateReplay(body))
       problems.push(...toFieldProblems(validateReplay.errors));
@@ -163,7 +179,9 @@ export function consoleTaskRoutes(app: FastifyInstance, ctx: ConsoleContext): vo
           303,
         );
       } catch (err) {
-        if (!(err instanceof ApiError) || err.status >= 500 || err.code === ErrorCode.TaskNotFound) throw err;
+        // Refusals (not found, not this key's) are error pages; only the form's own problems stay on it.
+        if (!(err instanceof ApiError) || err.status >= 500 || err.status === 404 || err.status === 403)
+          throw err;
         problems.push(
           ...(err.details && err.details.length > 0
             ? err.details
@@ -177,7 +195,6 @@ export function consoleTaskRoutes(app: FastifyInstance, ctx: ConsoleContext): vo
       reason: form.reason.trim(),
       outcome: 'INVALID_ARGUMENT',
     });
-    const task = await tasks.get(access.owner, request.params.taskId);
-    return page(reply, replayPage(viewerOf(request, reply), task, form, problems), 400);
+    return page(reply, replayPage(viewerOf(request, reply), previous, form, problems), 400);
   });
 }

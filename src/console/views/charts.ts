@@ -13,6 +13,8 @@ import { html, type Html } from '../html.js';
 export interface ChartScopeView {
   owner: string | undefined;
   taskType: string | undefined;
+  /** A limited key's task types (names or prefixes ending in `*`): only those are counted. */
+  taskTypes?: readonly string[] | undefined;
 }
 
 /** A `datetime-local` value (UTC, as the console's forms read them) of a bucket boundary. */
@@ -45,7 +47,8 @@ const unavailable = (id: string, title: string) =>
   </p>`;
 
 export function chartsSection(data: ChartData, lag: LagPanel | undefined, scope: ChartScopeView): Html {
-  const whose = `${scope.taskType ? `task type ${scope.taskType}` : 'every task type'}, ${
+  const types = scope.taskTypes ? `this key's task types (${scope.taskTypes.join(', ')})` : 'every task type';
+  const whose = `${scope.taskType ? `task type ${scope.taskType}` : types}, ${
     scope.owner ? `owner ${scope.owner}` : 'every owner'
   }`;
   const due = (id: string, title: string, step: string, buckets: ChartData['dueByMinute'], every: number) =>
@@ -100,6 +103,17 @@ export function chartsSection(data: ChartData, lag: LagPanel | undefined, scope:
   </section>`;
 }
 
+/** In place of the charts for a key limited to callback hosts: visibility cannot count by host. */
+export function chartsWithheld(): Html {
+  return html`<section class="charts" data-charts="withheld">
+    <h2>Backlog over time</h2>
+    <p class="muted">
+      Not shown for a key limited to callback hosts: the charts are counted through Temporal visibility, which
+      cannot tell tasks apart by callback host. The task list shows the tasks this key may see.
+    </p>
+  </section>`;
+}
+
 function seconds(value: number | null): string {
   if (value === null) return '–';
   return value < 1 ? `${Math.round(value * 1000)} ms` : `${value.toFixed(2)} s`;
@@ -108,8 +122,8 @@ function seconds(value: number | null): string {
 function lagSection(lag: LagPanel | undefined): Html | string {
   if (lag === undefined) {
     return html`<p class="muted" id="lag-panel" data-lag="admins-only">
-      Fire lag and attempts per type come from the workers' metrics, which are not per owner: admin keys see
-      them.
+      Fire lag and attempts per type come from the workers' metrics, which are not per owner: admin keys
+      without task-type or callback-host limits see them.
     </p>`;
   }
   if (!lag.ok) {

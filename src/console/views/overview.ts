@@ -42,7 +42,8 @@ export function overviewPage(viewer: Viewer, overview: Overview, charts: Html): 
                   the last 24 hours.
                 </p>`
             : html`<p class="muted">
-                Namespace-wide counts need an admin key; the table below covers your owner's tasks.
+                Namespace-wide counts need an admin key without callback-host limits; the table below covers
+                the tasks you can see.
               </p>`
         }
         ${charts}

@@ -36,6 +36,14 @@ describe('visibility queries', () => {
     expect(base.between('closeTime', undefined, undefined).toString()).toBe(base.toString());
   });
 
+  it("keep to a key's task types: exact names and prefixes, one group of alternatives", () => {
+    expect(base.matchesAny('taskType', ['order.close', 'coupon.*']).toString()).toBe(
+      `${base.toString()} AND (TaskType = 'order.close' OR TaskType STARTS_WITH 'coupon.')`,
+    );
+    expect(() => base.matchesAny('taskType', [])).toThrow(/at least one/);
+    expect(() => base.matchesAny('taskType', ["x' OR 'a'='a*"])).toThrow(/quotes/);
+  });
+
   it('write lists, and leave out an empty NOT IN', () => {
     expect(base.oneOf('taskStatus', ['SCHEDULED', 'RUNNING']).toString()).toContain(
       "TaskStatus IN ('SCHEDULED', 'RUNNING')",
