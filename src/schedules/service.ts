@@ -32,7 +32,7 @@ import { SEARCH_ATTRIBUTES } from '../shared/constants.js';
 import type { TaskStatus } from '../shared/task.js';
 import { parseRfc3339 } from '../tasks/input.js';
 import { TaskService, type TaskServiceOptions } from '../tasks/service.js';
-import { workflowQueueOf } from '../tasks/start-options.js';
+import { workflowQueueOf } from '../shared/task-queues.js';
 import { TemporalCalls } from '../temporal/calls.js';
 import { grpcCode, toApiError } from '../temporal/errors.js';
 import {
