@@ -280,7 +280,7 @@ export const ScheduleSchema = Type.Object(
     task: ScheduleTaskViewSchema,
     nextRunTimes: Type.Array(TimestampSchema, {
       maxItems: SCHEDULE_NEXT_RUNS,
-      description: `The next ${SCHEDULE_NEXT_RUNS} nominal run times as Temporal computes them (before jitter); empty while paused or after the last run`,
+      description: `The next ${SCHEDULE_NEXT_RUNS} nominal run times as Temporal computes them (before jitter); listed while paused too (none starts until resumed); empty after the last run`,
     }),
     recentOccurrences: Type.Array(ScheduleOccurrenceSchema, {
       maxItems: SCHEDULE_RECENT_OCCURRENCES,
@@ -346,7 +346,7 @@ export const ScheduleSummarySchema = Type.Object({
   paused: Type.Boolean(),
   note: Type.Union([Type.String(), Type.Null()]),
   nextRunTime: Type.Union([TimestampSchema, Type.Null()], {
-    description: 'Null while paused or after the last run',
+    description: 'The next nominal run time (also while paused); null after the last run',
   }),
 });
 export type ScheduleSummary = Static<typeof ScheduleSummarySchema>;

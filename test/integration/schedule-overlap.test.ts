@@ -16,6 +16,7 @@ import {
 } from '../helpers/schedules.js';
 import { waitForStatus } from '../helpers/tasks.js';
 import type { ReceivedCallback } from '../helpers/receiver.js';
+import { waitFor } from '../helpers/wait.js';
 
 let h: Harness;
 beforeAll(async () => {
@@ -103,5 +104,28 @@ describe('overlap policies with a slow receiver', () => {
     expect(firstCalls(h.receiver, scheduleId).map((call) => call.body.taskId)).toContain(
       calls[1]!.body.taskId,
     );
+  });
+
+  it('pauseOnFailure: a dead-lettered occurrence pauses the schedule', async () => {
+    const scheduleId = uniqueId('pause-on-failure');
+    const path = `/${scheduleId}`;
+    h.receiver.script(path, [{ status: 400 }]);
+    await createSchedule(h, {
+      scheduleId,
+      every: '1s',
+      pauseOnFailure: true,
+      task: { taskType: h.taskType('failing'), payload: {}, callbackUrl: `${h.receiver.url}${path}` },
+    });
+    const [call] = await waitForOccurrences(h.receiver, scheduleId, 1);
+    await waitForStatus(h, call!.body.taskId, 'FAILED');
+    const paused = await waitFor(
+      async () => {
+        const schedule = await getSchedule(h, scheduleId);
+        return schedule.paused && schedule;
+      },
+      { what: 'the schedule paused' },
+    );
+    expect(paused.note).toEqual(expect.any(String));
+    await deleteSchedule(h, scheduleId);
   });
 });

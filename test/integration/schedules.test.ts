@@ -96,6 +96,12 @@ describe('occurrences', () => {
       { what: 'the first occurrence listed as SUCCEEDED' },
     );
     expect(schedule.occurrencesStarted).toBeGreaterThanOrEqual(2);
+    // The worker counts each occurrence it starts, with its lag behind the nominal time.
+    const metrics = await h.workerMetrics.registry.metrics();
+    const started = [
+      ...metrics.matchAll(/^delayed_tasks_schedule_occurrence_lag_seconds_count\{[^}]*\} (\d+)/gm),
+    ];
+    expect(started.reduce((sum, match) => sum + Number(match[1]), 0)).toBeGreaterThanOrEqual(2);
     const entry = schedule.recentOccurrences.find((o) => o.taskId === first!.body.taskId)!;
     expect(entry.scheduledAt).toBe(first!.body.schedule!.scheduledAt);
     expect(await deleteSchedule(h, scheduleId)).toBe(204);
@@ -107,6 +113,44 @@ describe('occurrences', () => {
     await quietFor(2500);
     // An occurrence started just before the delete may still call back; none after it.
     expect(firstCalls(h.receiver, scheduleId).length).toBeLessThanOrEqual(count + 1);
+  });
+});
+
+describe('list', () => {
+  it('filters by task type and paused state, and pages', async () => {
+    const taskType = h.taskType('listed');
+    const ids = ['a', 'b', 'c'].map((name) => uniqueId(`list-${name}`)).sort();
+    for (const [i, scheduleId] of ids.entries()) {
+      const answer = await createSchedule(h, {
+        scheduleId,
+        cron: '0 0 1 1 *',
+        paused: i === 1,
+        ...(i === 1 && { note: 'on hold' }),
+        task: { taskType, payload: {}, callbackUrl: h.receiver.url },
+      });
+      expect(answer.status).toBe(201);
+    }
+    const list = async (query: string) =>
+      (await h.call('GET', `/api/v1/schedules?taskType=${taskType}${query}`)).body;
+    const idsOf = (body: { schedules: { scheduleId: string }[] }) =>
+      body.schedules.map((s) => s.scheduleId).sort();
+    await waitFor(async () => idsOf(await list('')).length === 3, { what: 'three schedules listed' });
+    const paused = await list('&paused=true');
+    expect(idsOf(paused)).toEqual([ids[1]]);
+    expect(paused.schedules[0]).toMatchObject({ paused: true, note: 'on hold', taskType, cron: '0 0 1 1 *' });
+    expect(paused.schedules[0].nextRunTime).toMatch(/-01-01T00:00:00.000Z$/);
+    expect(idsOf(await list('&paused=false'))).toEqual([ids[0], ids[2]]);
+    const first = await list('&pageSize=2');
+    expect(first.schedules).toHaveLength(2);
+    expect(first.nextPageToken).toEqual(expect.any(String));
+    const second = await list(`&pageSize=2&pageToken=${encodeURIComponent(first.nextPageToken)}`);
+    expect([...idsOf(first), ...idsOf(second)].sort()).toEqual(ids);
+    const tampered = await h.call(
+      'GET',
+      `/api/v1/schedules?pageToken=${encodeURIComponent(first.nextPageToken)}`,
+    );
+    expect(tampered.status).toBe(400);
+    for (const scheduleId of ids) await deleteSchedule(h, scheduleId);
   });
 });
 
@@ -138,6 +182,8 @@ describe('pause and resume', () => {
     });
     expect(paused.status).toBe(200);
     expect(paused.body).toMatchObject({ paused: true, note: 'receiver maintenance' });
+    // Temporal still lists the next run times while paused; none of them starts until resumed.
+    expect(paused.body.nextRunTimes).toHaveLength(10);
     const pausedAt = Date.now();
     await quietFor(1500); // an occurrence started just before the pause may still arrive
     const before = firstCalls(h.receiver, scheduleId).length;
