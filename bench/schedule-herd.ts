@@ -39,6 +39,8 @@ const { values: flags } = parseArgs({
     jitter: { type: 'string', default: '30s' },
     concurrency: { type: 'string', default: '16' },
     'wait-s': { type: 'string', default: '180' },
+    /** The create rate the lead before the boundary is sized for (a pessimistic guess for the machine). */
+    'create-rate': { type: 'string', default: '15' },
   },
 });
 const root = resolve(import.meta.dirname, '..');
@@ -145,8 +147,8 @@ async function main(): Promise<void> {
     extraWaitMs: number,
   ) => {
     arrivals.clear();
-    // Lead: room to create N at a pessimistic 15/s on a loaded machine, plus margin.
-    const boundary = boundaryAfter((N / 15) * 1000 + 10_000);
+    // Lead: room to create N at a pessimistic rate on a loaded machine, plus margin.
+    const boundary = boundaryAfter((N / Number(flags['create-rate'])) * 1000 + 10_000);
     const created = Date.now();
     const ids: string[] = [];
     await inParallel(
