@@ -145,7 +145,8 @@ export function renderMarkdown(report: RunReport): string {
     `- Temporal server of ours: ${env.server}`,
     ...Object.entries(env.settings).map(([key, value]) => `- ${key}: ${value}`),
     '- Systems: **ours-api** (HTTP API + worker processes + the Temporal server above), **ours-direct** (same workflow started with ' +
-      '@temporalio/client, same worker, no API), **bullmq** (delayed jobs on Redis, worker process POSTs the callback), ' +
+      '@temporalio/client, same worker, no API), **temporal-floor** (the engine floor: a workflow that sleeps and runs one local ' +
+      'activity, no search attributes or handlers, its own worker, the same server), **bullmq** (delayed jobs on Redis, worker process POSTs the callback), ' +
       '**settimeout** (one process, a timer per task, no durability). One receiver process records every callback.',
     '',
   ];

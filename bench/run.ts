@@ -10,7 +10,7 @@
  *                             the lag target is about; the other rows say n/a)
  *   --scenario <name>         only these scenarios: failing, steady, lag, herd, create, create-batch,
  *                             pending. `lag`: fire lag at 20 tasks/s (full: 120 s per system)
- *   --system <name>           only these systems: ours-api, ours-direct, bullmq, settimeout
+ *   --system <name>           only these systems: ours-api, ours-direct, temporal-floor, bullmq, settimeout
  *   --steady-rate <n>         steady runs one trial at this rate (tasks/s), without the search
  *   --server <kind>           Temporal server of ours-api and ours-direct: `sqlite` (default), the CLI's
  *                             dev server on a SQLite file (one connection); `postgres`, Temporal Server
@@ -150,16 +150,21 @@ async function main(): Promise<void> {
   const runDir = mkdtempSync(join(tmpdir(), 'delayed-task-bench-'));
   const cli = temporalCli(root);
   const serverTools = server === 'postgres' ? temporalServerTools(root) : undefined;
-  const [receiverEntry, bullmqWorker, settimeoutServer] = compileEntries(
+  const [receiverEntry, bullmqWorker, settimeoutServer, floorWorker] = compileEntries(
     root,
-    ['bench/receiver.ts', 'bench/systems/bullmq-worker.ts', 'bench/systems/settimeout-server.ts'],
+    [
+      'bench/receiver.ts',
+      'bench/systems/bullmq-worker.ts',
+      'bench/systems/settimeout-server.ts',
+      'bench/systems/floor-worker.ts',
+    ],
     join(root, '.data/bench/build'),
   );
   const env: SystemEnv = {
     root,
     distDir: resolve(flags.dist ?? join(root, 'dist')),
     runDir,
-    entries: { bullmqWorker: bullmqWorker!, settimeoutServer: settimeoutServer! },
+    entries: { bullmqWorker: bullmqWorker!, settimeoutServer: settimeoutServer!, floorWorker: floorWorker! },
     temporalCli: cli,
     server,
     temporalServerTools: serverTools,

@@ -5,9 +5,13 @@
  * starts them, waits until every first workflow task is done, checkpoints the WAL and reads SQLite's
  * `dbstat` (the `sqlite3` CLI): bytes per task of each table and index, without the WAL's leftover size
  * that the `pending` scenario's file-size figure includes. Then completes and deletes nothing: closed
- * tasks' cost is measured by `--close` (every task cancelled, then the same reading).
+ * tasks' cost is measured by `--close` (every task cancelled, then the same reading), and delivered
+ * tasks' by `--succeed` (tasks due 60 s ahead, each sleeping first, each calling back a receiver in this process once, then
+ * the same reading of the SUCCEEDED tasks).
  */
 import { execFileSync } from 'node:child_process';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -17,6 +21,9 @@ import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 import { DEV_SERVER_SQLITE_PRAGMAS } from '../src/temporal/dev-server.js';
 import { Policies } from '../src/task-types/policies.js';
 import { createTaskWorkers, runWorkers } from '../src/worker/workers.js';
+import { CallbackGuard } from '../src/security/callback-guard.js';
+import { WebhookSecrets } from '../src/security/webhook-secrets.js';
+import { mintWebhookSecret } from '../src/security/webhook-signature.js';
 import { TemporalDevServer, temporalCli } from './infra/temporal-server.js';
 import { sleep, waitUntil } from './infra/wait.js';
 import { Child } from './infra/child.js';
@@ -28,6 +35,7 @@ const { values: flags } = parseArgs({
     tasks: { type: 'string', default: '1000' },
     pragma: { type: 'string', multiple: true },
     close: { type: 'boolean', default: false },
+    succeed: { type: 'boolean', default: false },
   },
 });
 
@@ -79,12 +87,26 @@ async function main(): Promise<void> {
   const policies = new Policies({});
   // The queues and shape the API gives a task of this type (v2: the type's queue, a local callback).
   const { workflowTaskQueue } = routeNewTask(taskQueue, policies.forType('bench.pending')!);
+  // --succeed: a receiver answering 200, on loopback (allowed to the callbacks here).
+  let delivered = 0;
+  const receiver = createServer((req, res) => {
+    req.resume().on('end', () => {
+      delivered++;
+      res.writeHead(200).end('{}');
+    });
+  });
+  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+  const callbackUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/cb`;
   const native = await NativeConnection.connect({ address: server.address });
   const workers = await createTaskWorkers({
     connection: native,
     namespace: 'default',
     taskQueue,
     policies,
+    callbackDeps: {
+      guard: new CallbackGuard({ allowCidrs: ['127.0.0.0/8'] }),
+      secrets: new WebhookSecrets({ defaultSecrets: [mintWebhookSecret()] }),
+    },
   });
   const running = runWorkers(workers);
   const connection = await Connection.connect({ address: server.address });
@@ -106,7 +128,8 @@ async function main(): Promise<void> {
             owner: 'default',
             taskType: 'bench.pending',
             payload: { orderId: `order-${i + j}`, note: 'pending' },
-            executeAt: now + 30 * 86_400_000,
+            executeAt: flags.succeed ? now + 60_000 : now + 30 * 86_400_000,
+            callbackUrl,
           },
           { now, startDelay: false },
         );
@@ -126,6 +149,20 @@ async function main(): Promise<void> {
   await sleep(3000);
   const pending = dbstat(server.dbPath);
   report(`${tasks} pending tasks`, before, pending);
+  if (flags.succeed) {
+    await waitUntil(
+      async () =>
+        (await client.workflow.count(`TaskQueue = '${workflowTaskQueue}' AND ExecutionStatus = 'Running'`))
+          .count === 0,
+      { timeoutMs: 300_000, intervalMs: 1000, what: 'every task to be delivered and closed' },
+    );
+    await sleep(3000);
+    report(
+      `the same ${tasks} tasks delivered (${delivered} callbacks) and SUCCEEDED, kept for the namespace's retention`,
+      before,
+      dbstat(server.dbPath),
+    );
+  }
   if (flags.close) {
     for (let i = 0; i < ids.length; i += 50)
       await Promise.all(ids.slice(i, i + 50).map((id) => client.workflow.getHandle(id).cancel()));
@@ -147,6 +184,7 @@ async function main(): Promise<void> {
   await connection.close();
   await native.close();
   await server.stop();
+  receiver.close();
   rmSync(dir, { recursive: true, force: true });
 }
 

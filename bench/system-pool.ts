@@ -11,7 +11,8 @@ import { OursStack } from './systems/ours-stack.js';
 import { startSystem } from './systems/index.js';
 import type { System, SystemEnv, SystemName } from './systems/system.js';
 
-const OURS: readonly SystemName[] = ['ours-api', 'ours-direct'];
+/** The systems on ours' stack (temporal-floor uses its server): resetting one resets them all. */
+const OURS: readonly SystemName[] = ['ours-api', 'ours-direct', 'temporal-floor'];
 
 export class SystemPool {
   private readonly running = new Map<SystemName, System>();

@@ -91,6 +91,28 @@ export const verifyCases = [
     body: callbackBody({ traceId: 'trace-1', attempt: 3, payloadVersion: 2 }),
     expect: { callback: { ...expectedCallback, traceId: 'trace-1', attempt: 3, payloadVersion: 2 } },
   }),
+  signedCase("a one-shot task's callback has no schedule", {
+    expect: { callback: { ...expectedCallback, schedule: null } },
+  }),
+  signedCase("an occurrence's callback names its schedule and nominal time", {
+    body: callbackBody({
+      taskId: 'daily-report-2025-12-03T10:00:00Z',
+      taskType: 'report.generate',
+      schedule: { scheduleId: 'daily-report', scheduledAt: '2025-12-03T10:00:00.000Z' },
+    }),
+    expect: {
+      callback: {
+        ...expectedCallback,
+        taskId: 'daily-report-2025-12-03T10:00:00Z',
+        taskType: 'report.generate',
+        schedule: { scheduleId: 'daily-report', scheduledAt: '2025-12-03T10:00:00.000Z' },
+      },
+    },
+  }),
+  signedCase('a schedule field that is not an object (signed)', {
+    body: callbackBody({ schedule: 'daily-report' }),
+    expect: { error: 'invalid_body' },
+  }),
   signedCase('rotation: two secrets, signed by the old one', {
     secrets: [SECRET, OLD_SECRET],
     signer: OLD_SECRET,

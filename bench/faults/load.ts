@@ -8,7 +8,8 @@ import { randomUUID } from 'node:crypto';
 import { sleep } from '../infra/wait.js';
 
 export interface LoadOptions {
-  apiUrls: readonly string[];
+  /** API processes to send to, in turn; a function: those a load balancer has in rotation now. */
+  apiUrls: readonly string[] | (() => readonly string[]);
   callbackUrl: string;
   /** Tasks created per second. */
   rate: number;
@@ -88,7 +89,9 @@ export class Load {
     let backoff = 250;
     while (Date.now() - task.firstSentMs < this.options.giveUpMs) {
       task.attempts++;
-      const url = this.options.apiUrls[this.next++ % this.options.apiUrls.length]!;
+      const { apiUrls } = this.options;
+      const urls = typeof apiUrls === 'function' ? apiUrls() : apiUrls;
+      const url = urls[this.next++ % urls.length]!;
       const began = Date.now();
       try {
         const res = await fetch(`${url}/api/v1/tasks`, {

@@ -57,6 +57,9 @@ export function outcome(input: OutcomeInput): Outcome {
   const lags: number[] = [];
   let duplicates = 0;
   let lost = 0;
+  // Why each duplicate happened: the same attempt sent again (its outcome never recorded: a worker or
+  // workflow task lost), or a later attempt (the first one failed or timed out, yet had its effect).
+  let sameAttempt = 0;
   for (const task of acked) {
     const list = effects.get(task.taskId);
     if (!list || list.length === 0) {
@@ -64,6 +67,7 @@ export function outcome(input: OutcomeInput): Outcome {
       continue;
     }
     duplicates += list.length - 1;
+    sameAttempt += list.length - new Set(list.map((d) => d.attempt)).size;
     lags.push(Math.min(...list.map((d) => d.arrivedMs)) - task.dueMs);
   }
   const keysStable = recorder.deliveries.every((d) => d.idempotencyKey === d.taskId);
@@ -94,7 +98,13 @@ export function outcome(input: OutcomeInput): Outcome {
     networkErrors: load.networkErrors,
     lagMs: summarize(lags),
     recoverySeconds: recovery(acked, effects, input.faultEndMs),
-    notes: input.notes,
+    notes:
+      duplicates > 0
+        ? [
+            ...input.notes,
+            `duplicates: ${sameAttempt} repeated the same attempt, ${duplicates - sameAttempt} came from a later attempt`,
+          ]
+        : input.notes,
     problems,
   };
 }

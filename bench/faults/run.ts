@@ -6,11 +6,13 @@
  *
  * Flags:
  *   --short               scenarios 1, 2 and 5 with small counts (under 3 minutes; CI runs this)
- *   --scenario <n>        only these scenarios (1-9; repeatable or comma-separated)
+ *   --scenario <n>        only these scenarios (1-10; repeatable or comma-separated)
  *   --soak-minutes <n>    length of scenario 9 (default 30)
  *   --soak-rate <n>       tasks per second of scenario 9 (default 10)
  *   --out <name|path>     results file in bench/results/ (default faults, or faults-short with --short)
  *   --keep                keep the scratch directory (databases, logs)
+ *   --control             the scenarios' loads and shapes without their faults: what the load alone
+ *                         does on this machine (a baseline for a scenario's duplicates and lag)
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -22,9 +24,10 @@ import { freePort } from '../infra/ports.js';
 import { temporalCli } from '../infra/temporal-server.js';
 import { Load } from './load.js';
 import { settleAndJudge, type Outcome } from './outcome.js';
+import { Balancer } from './balancer.js';
 import { Recorder } from './recorder.js';
 import { renderFaults } from './render.js';
-import { SCENARIOS, type Mode, type Scenario } from './scenarios.js';
+import { SCENARIOS, type FaultContext, type Mode, type Scenario } from './scenarios.js';
 import { devRestart, soak, type Harness, type SoakResult } from './special.js';
 import { FaultStack } from './stack.js';
 
@@ -37,6 +40,7 @@ const { values: flags } = parseArgs({
     'soak-rate': { type: 'string', default: '10' },
     out: { type: 'string' },
     keep: { type: 'boolean', default: false },
+    control: { type: 'boolean', default: false },
   },
 });
 
@@ -51,12 +55,14 @@ async function runScenario(h: Harness, scenario: Scenario, mode: Mode): Promise<
     distDir: h.distDir,
     workers: shape.workers,
     apis: shape.apis,
+    ...(shape.env ? { env: shape.env } : {}),
   });
+  const balancer = shape.balancer ? await Balancer.start(stack.apiUrls) : undefined;
   const recorder = await Recorder.start(await freePort());
   recorder.latencyMs = shape.receiverLatencyMs;
   try {
     const load = new Load({
-      apiUrls: stack.apiUrls,
+      apiUrls: balancer ? () => balancer.inRotation() : stack.apiUrls,
       callbackUrl: recorder.url,
       rate: shape.rate,
       durationMs: shape.loadMs,
@@ -66,12 +72,15 @@ async function runScenario(h: Harness, scenario: Scenario, mode: Mode): Promise<
       giveUpMs: 120_000,
     });
     const notes: string[] = [];
+    const problems: string[] = [];
     let faultStartMs: number | undefined;
     let faultEndMs: number | undefined;
     const t0 = Date.now();
     await Promise.all([
       load.run(),
-      scenario.fault({
+      (flags.control
+        ? async (ctx: FaultContext) => void ctx.notes.push('control: no fault')
+        : scenario.fault)({
         stack,
         recorder,
         load,
@@ -79,6 +88,7 @@ async function runScenario(h: Harness, scenario: Scenario, mode: Mode): Promise<
         t0,
         log: h.log,
         notes,
+        problems,
         faultStarted: () => {
           faultStartMs = Date.now();
           h.log(`scenario ${scenario.id}: fault begins`);
@@ -94,7 +104,7 @@ async function runScenario(h: Harness, scenario: Scenario, mode: Mode): Promise<
     h.log(`scenario ${scenario.id}: load done (${load.tasks.length} sent); waiting for every task to finish`);
     // Any API process still alive will do for the status checks.
     const apiUrl = () => stack.apis.find((api) => api.pid !== undefined)?.healthUrl ?? stack.apiUrls[0]!;
-    return await settleAndJudge(
+    const judged = await settleAndJudge(
       {
         id: scenario.id,
         title: scenario.title,
@@ -107,7 +117,10 @@ async function runScenario(h: Harness, scenario: Scenario, mode: Mode): Promise<
       apiUrl,
       Date.now() + shape.settleMs,
     );
+    judged.problems.push(...problems);
+    return judged;
   } finally {
+    balancer?.stop();
     await stack.stop();
     await recorder.down();
   }
@@ -117,9 +130,9 @@ async function main(): Promise<void> {
   const started = Date.now();
   const mode: Mode = flags.short ? 'short' : 'full';
   const chosen = (flags.scenario ?? []).flatMap((value) => value.split(',')).map(Number);
-  const ids = chosen.length > 0 ? chosen : mode === 'short' ? [1, 2, 5] : [1, 2, 3, 4, 5, 6, 7, 8, 9];
+  const ids = chosen.length > 0 ? chosen : mode === 'short' ? [1, 2, 5] : [1, 2, 3, 4, 5, 6, 7, 8, 10, 9];
   for (const id of ids)
-    if (!Number.isInteger(id) || id < 1 || id > 9) throw new Error(`no scenario ${id}; 1 to 9`);
+    if (!Number.isInteger(id) || id < 1 || id > 10) throw new Error(`no scenario ${id}; 1 to 10`);
   if (buildIfStale(root)) log('src/ was newer than dist/: rebuilt');
   const dir = mkdtempSync(join(tmpdir(), 'delayed-task-faults-'));
   const h: Harness = { root, dir, cli: temporalCli(root), distDir: join(root, 'dist'), log };

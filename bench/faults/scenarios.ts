@@ -21,6 +21,10 @@ export interface LoadShape {
   receiverLatencyMs: number;
   /** How long after the load the harness waits for every task to finish. */
   settleMs: number;
+  /** Creates go through a load balancer that follows each API's /readyz (else to each API in turn). */
+  balancer?: boolean;
+  /** Extra environment of the worker and API processes. */
+  env?: Record<string, string>;
 }
 
 export interface FaultContext {
@@ -33,6 +37,8 @@ export interface FaultContext {
   log(message: string): void;
   /** Facts the scenario observed that the report shows beside the numbers. */
   notes: string[];
+  /** What the fault itself broke of the promise (a process that had to be killed, say). */
+  problems: string[];
   /** Call when the fault begins and when it is over (the component is back). */
   faultStarted(): void;
   faultEnded(): void;
@@ -110,6 +116,38 @@ async function outage(
   await steps.during?.(until);
   await sleep(until - Date.now());
   await steps.up();
+  ctx.faultEnded();
+}
+
+/** The API's not-ready period in the rolling scenario: its balancer probes every 250 ms. */
+const ROLL_NOT_READY_SECONDS = 2;
+/** `SHUTDOWN_GRACE_SECONDS` as the processes run it (the default). */
+const ROLL_GRACE_SECONDS = 35;
+
+/**
+ * Each worker, then each API, one at a time as a Deployment's rollout replaces pods: SIGTERM, exit,
+ * start again, ready, next. The termination grace is the one docs/reliability.md gives for a pod:
+ * worker grace + 10 s, API not-ready period + grace + 5 s; past it the process is killed (a failure).
+ */
+async function rollingRestart(ctx: FaultContext): Promise<void> {
+  const rounds = ctx.mode === 'short' ? 1 : 2;
+  await at(ctx, 5_000);
+  ctx.faultStarted();
+  for (let round = 1; round <= rounds; round++) {
+    for (const [members, terminationGraceMs] of [
+      [ctx.stack.workers, (ROLL_GRACE_SECONDS + 10) * 1000],
+      [ctx.stack.apis, (ROLL_NOT_READY_SECONDS + ROLL_GRACE_SECONDS + 5) * 1000],
+    ] as const) {
+      for (const member of members) {
+        const inFlight = ctx.recorder.inFlight;
+        const roll = await member.roll(terminationGraceMs);
+        ctx.notes.push(
+          `${roll.member}: exit ${roll.exit} ${(roll.stopMs / 1000).toFixed(1)} s after SIGTERM (${inFlight} callbacks in flight at the receiver), ready ${(roll.readyMs / 1000).toFixed(1)} s later`,
+        );
+        if (roll.exit !== '0') ctx.problems.push(`${roll.member} ended by ${roll.exit} on SIGTERM`);
+      }
+    }
+  }
   ctx.faultEnded();
 }
 
@@ -215,5 +253,29 @@ export const SCENARIOS: readonly Scenario[] = [
       await ctx.stack.workers[0]!.crash();
       ctx.faultEnded();
     },
+  },
+  {
+    id: 10,
+    title:
+      'rolling restart: 2 workers, then 2 APIs, one at a time, SIGTERM (graceful), 20 tasks/s, receiver answering in 1 s',
+    duplicatesAllowed: false,
+    shape: (mode) => ({
+      workers: 2,
+      apis: 2,
+      rate: 20,
+      loadMs: mode === 'short' ? 40_000 : 120_000,
+      delayMs: [1_000, 4_000],
+      timeoutMs: 10_000,
+      receiverLatencyMs: 1_000,
+      settleMs: 120_000,
+      balancer: true,
+      env: {
+        SHUTDOWN_NOT_READY_SECONDS: String(ROLL_NOT_READY_SECONDS),
+        SHUTDOWN_GRACE_SECONDS: String(ROLL_GRACE_SECONDS),
+        // Each delivery and each process's shutdown in its log (with --keep): which process sent a duplicate.
+        LOG_LEVEL: 'info',
+      },
+    }),
+    fault: rollingRestart,
   },
 ];

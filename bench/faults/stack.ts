@@ -75,6 +75,31 @@ abstract class Member {
     this.thaw();
     await this.child?.stop(graceMs);
   }
+  /**
+   * A rollout's step: SIGTERM as an orchestrator sends it, SIGKILL if the process is still running
+   * `terminationGraceMs` later, then the same member started again and ready.
+   */
+  async roll(terminationGraceMs: number): Promise<Roll> {
+    const child = this.child;
+    if (!child) throw new Error(`${this.name} is not running`);
+    const began = Date.now();
+    await child.stop(terminationGraceMs);
+    const exit = await child.exited;
+    const stopMs = Date.now() - began;
+    await this.restart();
+    return { member: this.name, exit, stopMs, readyMs: Date.now() - began - stopMs };
+  }
+}
+
+/** How one member's rollout step went. */
+export interface Roll {
+  member: string;
+  /** Exit code, or the signal that ended it (SIGKILL: it outlived its termination grace). */
+  exit: string;
+  /** SIGTERM to exit. */
+  stopMs: number;
+  /** Exit to ready again. */
+  readyMs: number;
 }
 
 /** `temporal server start-dev` on a SQLite file that survives its restarts. */
@@ -183,6 +208,8 @@ export class FaultStack {
       CALLBACK_ALLOW_CIDRS: '127.0.0.0/8',
       // Callbacks are signed; without a secret they fail rather than go out unsigned.
       WEBHOOK_SECRET: mintWebhookSecret(),
+      // No balancer to leave between scenarios; the rolling scenario sets its own.
+      SHUTDOWN_NOT_READY_SECONDS: '0',
       ...options.env,
     };
     const workers: ServiceProcess[] = [];

@@ -15,6 +15,8 @@ export interface PendingTask {
   taskType: string;
   payload: Record<string, unknown>;
   executeAt: number;
+  /** Where it calls back when due. @defaultValue a closed port (a pending task never calls) */
+  callbackUrl?: string;
 }
 
 /**
@@ -37,7 +39,7 @@ export function startPending(
     ...task,
     payloadVersion: 1,
     executeAt: new Date(task.executeAt).toISOString(),
-    callbackUrl: 'http://127.0.0.1:9/callback',
+    callbackUrl: task.callbackUrl ?? 'http://127.0.0.1:9/callback',
     maxRetries: 3,
     timeoutMs: 30_000,
     traceId: null,

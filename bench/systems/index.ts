@@ -4,9 +4,10 @@ import { OursApi } from './ours-api.js';
 import { OursDirect } from './ours-direct.js';
 import type { OursStack } from './ours-stack.js';
 import { SetTimeoutFloor } from './settimeout.js';
+import { TemporalFloor } from './temporal-floor.js';
 import type { System, SystemEnv, SystemName } from './system.js';
 
-/** `ours` gives the stack shared by ours-api and ours-direct, starting it on first use. */
+/** `ours` gives the stack shared by ours-api, ours-direct and temporal-floor (its server), starting it on first use. */
 export async function startSystem(
   name: SystemName,
   env: SystemEnv,
@@ -17,6 +18,8 @@ export async function startSystem(
       return OursApi.start(await ours());
     case 'ours-direct':
       return OursDirect.start(await ours());
+    case 'temporal-floor':
+      return TemporalFloor.start(env, await ours());
     case 'bullmq':
       return Bullmq.start(env);
     case 'settimeout':

@@ -37,6 +37,7 @@ export class OursStack {
       // The benchmark's receiver listens on loopback, which the SSRF guard refuses by default.
       CALLBACK_ALLOW_CIDRS: '127.0.0.0/8,::1/128',
       WEBHOOK_SECRET: mintWebhookSecret(),
+      SHUTDOWN_NOT_READY_SECONDS: '0',
       ...encryptionEnv(env.encryptionKey),
     };
     const workerPort = await freePort();

@@ -2,7 +2,7 @@
 import type { ProcessRef } from '../infra/memory.js';
 import type { PersistenceTotals, ServerKind } from '../infra/temporal-server.js';
 
-export const SYSTEM_NAMES = ['ours-api', 'ours-direct', 'bullmq', 'settimeout'] as const;
+export const SYSTEM_NAMES = ['ours-api', 'ours-direct', 'temporal-floor', 'bullmq', 'settimeout'] as const;
 export type SystemName = (typeof SYSTEM_NAMES)[number];
 
 /** One task as the benchmark asks for it; each system maps it onto its own API. */
@@ -41,7 +41,7 @@ export interface SystemEnv {
   /** This run's scratch directory: databases and logs. */
   runDir: string;
   /** Compiled child entry points of the peer and the floor. */
-  entries: { bullmqWorker: string; settimeoutServer: string };
+  entries: { bullmqWorker: string; settimeoutServer: string; floorWorker: string };
   temporalCli: string;
   /** The Temporal server of our stack: the CLI's dev server on SQLite, or Temporal Server on PostgreSQL. */
   server: ServerKind;

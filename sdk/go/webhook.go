@@ -56,6 +56,16 @@ type Callback struct {
 	Attempt int `json:"attempt"`
 	// TraceID is the task's trace id; empty when it has none.
 	TraceID string `json:"traceId"`
+	// Schedule is set when the task is an occurrence of a schedule; nil for a one-shot task.
+	Schedule *CallbackSchedule `json:"schedule"`
+}
+
+// CallbackSchedule is the schedule an occurrence runs for.
+type CallbackSchedule struct {
+	ScheduleID string `json:"scheduleId"`
+	// ScheduledAt is the nominal time the occurrence runs for (before jitter; for a backfill, the
+	// past run time).
+	ScheduledAt time.Time `json:"scheduledAt"`
 }
 
 // ParseCallback reads a raw callback body. It fails with a *[WebhookError] of reason
@@ -63,13 +73,14 @@ type Callback struct {
 // object payload and an RFC 3339 executeAt.
 func ParseCallback(body []byte) (*Callback, error) {
 	var wire struct {
-		TaskID         *string         `json:"taskId"`
-		TaskType       *string         `json:"taskType"`
-		Payload        *map[string]any `json:"payload"`
-		PayloadVersion *int            `json:"payloadVersion"`
-		ExecuteAt      *time.Time      `json:"executeAt"`
-		Attempt        *int            `json:"attempt"`
-		TraceID        *string         `json:"traceId"`
+		TaskID         *string           `json:"taskId"`
+		TaskType       *string           `json:"taskType"`
+		Payload        *map[string]any   `json:"payload"`
+		PayloadVersion *int              `json:"payloadVersion"`
+		ExecuteAt      *time.Time        `json:"executeAt"`
+		Attempt        *int              `json:"attempt"`
+		TraceID        *string           `json:"traceId"`
+		Schedule       *CallbackSchedule `json:"schedule"`
 	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.UseNumber()
@@ -92,6 +103,9 @@ func ParseCallback(body []byte) (*Callback, error) {
 	if wire.ExecuteAt == nil {
 		missing = append(missing, "executeAt")
 	}
+	if wire.Schedule != nil && (wire.Schedule.ScheduleID == "" || wire.Schedule.ScheduledAt.IsZero()) {
+		missing = append(missing, "schedule.scheduleId or schedule.scheduledAt")
+	}
 	if len(missing) > 0 {
 		return nil, &WebhookError{Reason: ReasonInvalidBody, Err: errors.New("missing " + strings.Join(missing, ", "))}
 	}
@@ -102,6 +116,7 @@ func ParseCallback(body []byte) (*Callback, error) {
 		PayloadVersion: 1,
 		ExecuteAt:      *wire.ExecuteAt,
 		Attempt:        1,
+		Schedule:       wire.Schedule,
 	}
 	if wire.PayloadVersion != nil {
 		cb.PayloadVersion = *wire.PayloadVersion

@@ -2,7 +2,7 @@
 # A fresh Maven project outside the repository that resolves the SDK from the file repository
 # pack.sh filled (and Maven Central for its dependencies), compiles the README's first example and
 # runs it against the live stack (DTS_URL, DTS_API_KEY): create, status, cancel; it must print
-# "SCHEDULED CANCELLED".
+# "SCHEDULED CANCELLED"; then the README's schedule class (create, pause, delete): "10 true".
 # Usage: sdk/java/install-test.sh OUT (after pack.sh OUT). Last line: java-install: ...
 set -uo pipefail
 out="${1:?usage: install-test.sh OUT}"
@@ -51,9 +51,14 @@ for expected in "<groupId>dev.delayedtasks</groupId>" "<artifactId>delayed-tasks
 done
 # The README's first Java block, as a user copies it (a whole class: Example).
 awk '/^```java$/{f=1;next} /^```$/{if(f){exit}} f' "$here/README.md" >"$project/src/main/java/Example.java"
+# The first Java block under "## Schedules" (a whole class: ScheduleExample).
+awk '/^## Schedules/{s=1} s&&/^```java$/{f=1;next} /^```$/{if(f){exit}} f' "$here/README.md" >"$project/src/main/java/ScheduleExample.java"
 cd "$project"
 mvn -B -q -Dstyle.color=never compile dependency:build-classpath -Dmdep.outputFile=cp.txt || { summary 0 1; exit 1; }
 [[ -n "${DTS_URL:-}" ]] || { echo "DTS_URL is not set: start scripts/live-stack.sh first" >&2; summary 0 1; exit 1; }
 printed="$(java -cp "target/classes:$(cat cp.txt)" Example)" || { summary 0 1; exit 1; }
 echo "$printed"
-if [[ "$printed" == "SCHEDULED CANCELLED" ]]; then summary 1 0; else echo "expected: SCHEDULED CANCELLED" >&2; summary 0 1; exit 1; fi
+[[ "$printed" == "SCHEDULED CANCELLED" ]] || { echo "expected: SCHEDULED CANCELLED" >&2; summary 0 1; exit 1; }
+printed="$(java -cp "target/classes:$(cat cp.txt)" ScheduleExample)" || { summary 1 1; exit 1; }
+echo "$printed"
+if [[ "$printed" == "10 true" ]]; then summary 2 0; else echo "expected: 10 true" >&2; summary 1 1; exit 1; fi

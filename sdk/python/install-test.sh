@@ -2,7 +2,8 @@
 # Installs the built wheel into a fresh virtual environment outside the repository, as a user
 # would (`pip install <wheel>`), checks the sdist installs too, then the wheel with its `fastapi`
 # extra (from PyPI), and runs the README's first example as a user copies it against the live
-# stack (DTS_URL, DTS_API_KEY): create, status, cancel, printing SCHEDULED then CANCELLED.
+# stack (DTS_URL, DTS_API_KEY): create, status, cancel, printing SCHEDULED then CANCELLED;
+# then create, pause and delete a schedule (10 next run times, paused True).
 # Usage: sdk/python/install-test.sh OUT (after pack.sh OUT). Last line: python-install: ...
 set -uo pipefail
 out="${1:?usage: install-test.sh OUT}"
@@ -35,7 +36,7 @@ else
 fi
 # The README's first Python block, as a user copies it.
 awk '/^```python$/{f=1;next} /^```$/{if(f){exit}} f' "$here/README.md" >example.py
-if output="$(venv/bin/python example.py)" && [[ "$output" == $'SCHEDULED\nCANCELLED' ]]; then
+if output="$(venv/bin/python example.py)" && [[ "$output" == $'SCHEDULED\nCANCELLED\n10\nTrue' ]]; then
   passed=$((passed + 1))
 else
   echo "the README example printed: ${output:-nothing}" >&2

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs the packed SDK into a fresh project outside the repository, as a user would
 # (`npm install <tarball>`), compiles the README's first example with TypeScript, and runs it
-# against the live stack (DTS_URL, DTS_API_KEY): create, status, cancel, checking what it prints.
+# against the live stack (DTS_URL, DTS_API_KEY): create, status, cancel, checking what it prints;
+# then the README's schedule example the same way (create, pause, get, delete).
 # Also compiles the Express subpath in that project, which has no Express installed (an optional peer).
 # Usage: sdk/typescript/install-test.sh OUT (after pack.sh OUT). Last line: typescript-install: ...
 set -uo pipefail
@@ -24,6 +25,8 @@ JSON
 npm install --silent --no-audit --no-fund "$tarball" || { failed=1; finish; }
 # The README's first TypeScript block, as a user copies it.
 awk '/^```ts$/{f=1;next} /^```$/{if(f){exit}} f' "$here/README.md" >example.ts
+# The first TypeScript block under "## Schedules".
+awk '/^## Schedules/{s=1} s&&/^```ts$/{f=1;next} /^```$/{if(f){exit}} f' "$here/README.md" >schedule.ts
 # The Express subpath compiles without Express installed (its types name node:http only).
 cat >express-entry.ts <<'TS'
 import { callbackMiddleware, type CallbackMiddleware } from '@delayed-tasks/sdk/express';
@@ -33,7 +36,7 @@ TS
 cat >tsconfig.json <<'JSON'
 { "compilerOptions": { "target": "ES2022", "module": "NodeNext", "moduleResolution": "NodeNext",
   "strict": true, "skipLibCheck": false, "types": ["node"], "typeRoots": ["TYPEROOTS"], "outDir": "out" },
-  "files": ["example.ts", "express-entry.ts"] }
+  "files": ["example.ts", "schedule.ts", "express-entry.ts"] }
 JSON
 # TypeScript and Node's types from the repository's install (no download): only the SDK comes from the tarball.
 sed -i "s#TYPEROOTS#$here/../../node_modules/@types#" tsconfig.json
@@ -45,4 +48,16 @@ run_example() {
   [[ "$(cat printed.txt)" == $'SCHEDULED\nCANCELLED' ]] || { echo "printed, not SCHEDULED then CANCELLED" >&2; return 1; }
 }
 check "the README example runs against the live stack: create, status (SCHEDULED), cancel (CANCELLED)" run_example
+run_schedule_example() {
+  node out/schedule.js >printed.txt || return 1
+  cat printed.txt
+  [[ "$(cat printed.txt)" == $'10\ntrue' ]] || { echo "printed, not 10 then true" >&2; return 1; }
+  # Deleted: the id answers SCHEDULE_NOT_FOUND.
+  node --input-type=module -e "
+    import { DelayedTasksClient } from '@delayed-tasks/sdk';
+    const tasks = new DelayedTasksClient({ baseUrl: process.env.DTS_URL, apiKey: process.env.DTS_API_KEY });
+    await tasks.getSchedule('daily-report').then(() => process.exit(1), (err) => process.exit(err.code === 'SCHEDULE_NOT_FOUND' ? 0 : 1));
+  "
+}
+check "the README schedule example runs: create (10 next runs), pause, get (paused), delete (then not found)" run_schedule_example
 finish

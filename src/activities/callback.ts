@@ -73,6 +73,11 @@ export interface CallbackDeps {
   headerSecrets?: HeaderSecrets;
   /** Most bytes of a response body read. @defaultValue 65536 */
   maxResponseBytes?: number;
+  /**
+   * Aborted when the worker's shutdown grace runs out (src/worker/shutdown.ts): an attempt still in
+   * flight ends as a retryable failure, recorded, instead of being lost with the process.
+   */
+  stopping?: AbortSignal;
 }
 
 const noopObserver: CallbackObserver = { attempted: () => undefined, fired: () => undefined };
@@ -136,7 +141,9 @@ export function createActivities(deps: CallbackDeps = {}) {
 
     const context = Context.current();
     const outcome = await post(input, send, {
-      cancellation: context.cancellationSignal,
+      cancellation: deps.stopping
+        ? AbortSignal.any([context.cancellationSignal, deps.stopping])
+        : context.cancellationSignal,
       workflowId: context.info.workflowExecution?.workflowId ?? input.taskId,
     });
     const seconds = (Date.now() - started) / 1000;
@@ -161,6 +168,8 @@ export function createActivities(deps: CallbackDeps = {}) {
       ...logContext,
       statusCode: outcome.statusCode,
       error: outcome.message,
+      // What a refused host resolved to: the log's to keep, never the task's.
+      ...(outcome.address !== undefined && { address: outcome.address }),
     });
     const details: CallbackFailureDetails = {};
     if (outcome.statusCode !== undefined) details.statusCode = outcome.statusCode;
@@ -196,6 +205,12 @@ const held = (reason: string): CallbackResult => ({
   message: `held, not sent (no attempt counted): ${reason}`,
 });
 
+/** The SSRF guard refused the URL or what its host resolves to; the address goes to the log only. */
+const refused = (err: CallbackRefusedError): CallbackResult => ({
+  ...permanent(`callback refused: ${err.message}`),
+  ...(typeof err.address === 'string' && { address: err.address }),
+});
+
 const permanent = (message: string): CallbackResult => ({
   kind: 'failure',
   type: CallbackFailureType.Permanent,
@@ -221,7 +236,7 @@ async function post(
     // The URL as written (IP literals are connected to without a lookup); names are checked as they resolve.
     send.guard.checkUrl(input.callbackUrl);
   } catch (err) {
-    if (err instanceof CallbackRefusedError) return permanent(`callback refused: ${err.message}`);
+    if (err instanceof CallbackRefusedError) return refused(err);
     throw err;
   }
   const secrets = send.secrets.secretsFor(owner);
@@ -279,7 +294,7 @@ async function post(
     );
   } catch (err) {
     if (err instanceof CallbackRefusedError || (err as { code?: unknown }).code === 'ECALLBACKREFUSED') {
-      return permanent(`callback refused: ${(err as Error).message}`);
+      return refused(err as CallbackRefusedError);
     }
     if (
       timeout.aborted ||
@@ -291,6 +306,13 @@ async function post(
         type: CallbackFailureType.Retryable,
         timedOut: true,
         message: `callback timed out after ${input.timeoutMs} ms`,
+      };
+    }
+    if (attempt.cancellation.aborted) {
+      return {
+        kind: 'failure',
+        type: CallbackFailureType.Retryable,
+        message: `callback cut off: ${describe(attempt.cancellation.reason)}`,
       };
     }
     if (err instanceof undiciErrors.InvalidArgumentError || err instanceof TypeError) {

@@ -14,6 +14,8 @@ export type CallbackResult =
       /** The receiver did not answer within the task's timeout (counted apart in the metrics). */
       timedOut?: true;
       message: string;
+      /** The refused address a callback host resolved to: for the log, never the task's lastError. */
+      address?: string;
     };
 
 const RETRYABLE_4XX = new Set([408, 425, 429]);

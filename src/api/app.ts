@@ -5,7 +5,12 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { PayloadCodec } from '@temporalio/common';
-import Fastify, { type FastifyError, type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import Fastify, {
+  type FastifyError,
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyServerOptions,
+} from 'fastify';
 import type { KeyStore } from '../auth/key-store.js';
 import type { Config } from '../config/environment.js';
 import { BATCH_TASKS } from '../shared/limits.js';
@@ -15,10 +20,13 @@ import {
   ApiError,
   ERROR_DESCRIPTIONS,
   ErrorCode,
+  invalidArgument,
   PayloadSchemaError,
   schemaViolation,
 } from '../errors/catalog.js';
 import { BODY_LEVELS_ABOVE_PAYLOAD, parseJsonText } from '../http/json-body.js';
+import { serverOptions } from '../http/server-timeouts.js';
+import { CallbackRefusedError } from '../security/callback-guard.js';
 import type { ApiMetrics } from './metrics.js';
 import { codecRoutes } from './routes/codec.js';
 import { healthRoutes } from './routes/health.js';
@@ -40,6 +48,8 @@ export interface AppOptions {
   keys?: KeyStore | undefined;
   /** False when /metrics is served on a port of its own (METRICS_PORT). @defaultValue true */
   serveMetrics?: boolean;
+  /** True once the process is shutting down: `/readyz` then answers 503 (src/api/shutdown.ts). */
+  draining?: () => boolean;
   /** Fastify's logger option: a pino instance in production, false in quiet tests. */
   logger?: FastifyServerOptions['loggerInstance'] | false;
 }
@@ -55,6 +65,12 @@ declare module 'fastify' {
 const ENVELOPE_BYTES = 64 * 1024;
 /** Room for the fields around each payload of a batch (taskId, callbackUrl up to 2 KB, traceId...). */
 const BATCH_ITEM_ENVELOPE_BYTES = 4 * 1024;
+/**
+ * Longest path parameter the router matches: well past the longest task id (128), so that every id
+ * reaches its route's schema (which answers a too-long one 400 naming the field); a longer one is
+ * answered 400 in the API's envelope too (`frameworkErrors`), never in Fastify's own 414 body.
+ */
+const MAX_PARAM_LENGTH = 512;
 
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const { config, tasks, metrics } = options;
@@ -65,6 +81,14 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     return503OnClosing: true,
     // Only these proxies' X-Forwarded-* headers are believed (request.ip, request.protocol).
     trustProxy: config.http.trustProxy.length > 0 ? config.http.trustProxy : false,
+    // A client dripping its request, or idling on a socket, is cut off (src/http/server-timeouts.ts).
+    http: serverOptions(config.http),
+    requestTimeout: config.http.requestTimeoutMs,
+    keepAliveTimeout: config.http.keepAliveTimeoutMs,
+    connectionTimeout: config.http.connectionTimeoutMs,
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
+    // What the router refuses before any route runs answers in the API's envelope like the rest.
+    frameworkErrors: (error, _request, reply) => void answerRouterError(error, reply),
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   if (config.http.hstsMaxAgeSeconds > 0) {
@@ -119,6 +143,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
           message: apiError.message,
           // The refusal's detail the caller is not told (e.g. the internal address a name resolved to).
           ...(apiError.cause instanceof Error && { cause: apiError.cause.message }),
+          // What a refused callback host resolved to (src/security/callback-guard.ts).
+          ...(apiError.cause instanceof CallbackRefusedError &&
+            apiError.cause.address !== undefined && { address: apiError.cause.address }),
         },
         'request rejected',
       );
@@ -227,6 +254,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 
   await app.register(healthRoutes, {
     ready: () => tasks.ready(),
+    ...(options.draining ? { draining: options.draining } : {}),
     metrics,
     metricsToken: config.metrics.token,
     serveMetrics: options.serveMetrics ?? config.metrics.port === undefined,
@@ -250,6 +278,17 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     });
   }
   return app;
+}
+
+/** The answer to a request the router refused (a path parameter too long, a bad percent-encoding). */
+function answerRouterError(error: FastifyError, reply: FastifyReply): FastifyReply {
+  const apiError =
+    error.code === 'FST_ERR_MAX_PARAM_LENGTH'
+      ? invalidArgument('path', `has a segment over ${MAX_PARAM_LENGTH} characters`)
+      : error.code === 'FST_ERR_BAD_URL'
+        ? invalidArgument('path', 'is not a valid URL (a bad percent-encoding)')
+        : toApiError(error);
+  return reply.code(apiError.status).send(apiError.toBody());
 }
 
 function toApiError(error: FastifyError | ApiError): ApiError {

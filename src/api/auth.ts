@@ -23,6 +23,11 @@ declare module 'fastify' {
      * batch create: its items). 1 when absent.
      */
     rateLimitCost?: (request: FastifyRequest) => number;
+    /**
+     * Audit this route though it declares no scope (the codec, which authenticates on its own
+     * terms): one audit line per call, served or refused.
+     */
+    audited?: boolean;
   }
   interface FastifyInstance {
     /** Failed authentications per client address, for every way in: API keys, the codec, the console. */
@@ -55,6 +60,10 @@ export interface AuditRecord {
   callbackUrl?: string;
   authFailure?: AuthFailure;
   keyId?: string;
+  /** The credential a call was let in with, on a route that takes more than API keys (the codec). */
+  credential?: 'CODEC_AUTH_TOKEN' | 'API key' | 'loopback';
+  /** How many items the call carried (the codec's payloads). */
+  items?: number;
 }
 
 export interface AuthOptions {
@@ -224,8 +233,8 @@ export async function registerAuth(app: FastifyInstance, options: AuthOptions): 
   });
 
   app.addHook('onResponse', async (request, reply) => {
-    const scope = request.routeOptions.config.scope;
-    if (!scope || !request.audit) return;
+    const { scope, audited } = request.routeOptions.config;
+    if (!(scope || audited) || !request.audit) return;
     const refused = reply.statusCode === 401 || reply.statusCode === 403 || reply.statusCode === 429;
     if ((request.method === 'GET' || request.method === 'HEAD') && !refused) return;
     request.log.info({ audit: auditLine(request, reply.statusCode) }, 'audit');
@@ -259,6 +268,8 @@ function auditLine(
     callbackHost: callbackUrl && URL.canParse(callbackUrl) ? new URL(callbackUrl).host : null,
     outcome: status < 400 ? 'ok' : (audit.outcome ?? `HTTP ${status}`),
     authFailure: audit.authFailure,
+    ...(audit.credential && { credential: audit.credential }),
+    ...(audit.items !== undefined && { items: audit.items }),
     status,
     requestId: request.id,
     ip: request.ip,

@@ -14,9 +14,11 @@ import { apiConnection } from '../temporal/connection.js';
 import { createDataConverter } from '../temporal/data-converter.js';
 import { consoleRoutes } from '../console/plugin.js';
 import { buildApp } from './app.js';
-import { bearerMatches } from './routes/health.js';
+import { bearerMatches } from '../security/bearer-token.js';
+import { applySocketTimeout, serverOptions } from '../http/server-timeouts.js';
 import { ApiMetrics, taskCountsReader } from './metrics.js';
 import { ScheduleService } from '../schedules/service.js';
+import { ApiShutdown } from './shutdown.js';
 import { TaskService } from '../tasks/service.js';
 
 const config = loadConfig();
@@ -40,13 +42,19 @@ if (config.auth.keysFile) {
   keys.watch(config.auth.keysWatchIntervalMs);
   logger.info({ keys: keys.current.size, path: keys.path }, 'API keys loaded');
   // Their callbacks would be held (never sent with another owner's secret): said at boot, not at the due time.
-  const unsigned = ownersWithoutSigningSecret(
-    keys.current.entries.map((entry) => entry.owner),
-    new WebhookSecrets({
-      defaultSecrets: config.webhooks.defaultSecrets,
-      secretsFile: config.webhooks.secretsFile,
-    }),
-  );
+  let unsigned: string[] = [];
+  try {
+    unsigned = ownersWithoutSigningSecret(
+      keys.current.entries.map((entry) => entry.owner),
+      new WebhookSecrets({
+        defaultSecrets: config.webhooks.defaultSecrets,
+        secretsFile: config.webhooks.secretsFile,
+      }),
+    );
+  } catch (err) {
+    // The worker's file, read here for this warning only: the worker refuses to start on it.
+    logger.warn(`cannot tell which owners have webhook signing secrets: ${(err as Error).message}`);
+  }
   if (unsigned.length > 0) {
     logger.warn(
       { owners: unsigned },
@@ -67,7 +75,7 @@ process.on('SIGHUP', () => {
 });
 // Lazy: the API starts (and /readyz says 503) while Temporal is down, and recovers when it is back.
 const connection = apiConnection(config.temporal);
-const keyring = loadPayloadKeyring(config.encryption);
+const keyring = orExit(logger, () => loadPayloadKeyring(config.encryption));
 const dataConverter = createDataConverter(keyring);
 const tasks = new TaskService({ connection, config, policies, dataConverter });
 const schedules = new ScheduleService({ connection, config, policies, dataConverter }, tasks);
@@ -75,6 +83,7 @@ const metrics = new ApiMetrics({
   readCounts: taskCountsReader(tasks.visibility, config.limits.maxScheduleAheadSeconds * 1000),
 });
 const codec = dataConverter.payloadCodecs?.[0];
+const shutdown = new ApiShutdown({ ...config.shutdown, logger });
 const app = await buildApp({
   config,
   tasks,
@@ -82,6 +91,7 @@ const app = await buildApp({
   metrics,
   logger,
   keys,
+  draining: () => shutdown.draining,
   ...(codec ? { codec } : {}),
 });
 // The console is the API's peer on the same app: same keys and failed-authentication gate.
@@ -91,7 +101,7 @@ if (config.console.enabled) await app.register(consoleRoutes, { config, tasks, s
 const metricsServer =
   config.metrics.port === undefined
     ? undefined
-    : createServer((req, res) => {
+    : createServer(serverOptions(config.http), (req, res) => {
         if (req.method !== 'GET' || (req.url ?? '').split('?')[0] !== '/metrics') {
           res.writeHead(404, { 'content-type': 'text/plain' }).end('only GET /metrics here\n');
           return;
@@ -112,22 +122,16 @@ const metricsServer =
         );
       });
 
-let closing = false;
-async function close(signal: string): Promise<void> {
-  if (closing) return;
-  closing = true;
-  logger.info({ signal }, 'shutting down: finishing in-flight requests');
+shutdown.onSignals(app, async () => {
   keys?.close();
   metricsServer?.close();
-  await app.close();
   await connection.close();
-}
-process.on('SIGTERM', () => void close('SIGTERM'));
-process.on('SIGINT', () => void close('SIGINT'));
+});
 
 await app.listen({ host: config.api.host, port: config.api.port });
 if (metricsServer && config.metrics.port !== undefined) {
   const { host, port } = config.metrics;
+  applySocketTimeout(metricsServer, config.http);
   await new Promise<void>((resolve) => metricsServer.listen(port, host, resolve));
   logger.info({ metrics: `http://${host}:${port}/metrics` }, 'metrics served on their own port');
 }

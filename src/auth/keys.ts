@@ -61,10 +61,7 @@ export function mintKey(): { keyId: string; key: string } {
   return { keyId, key: composeKey(keyId, random) };
 }
 
-/** The token of an `Authorization: Bearer <token>` header; '' for anything else. */
-export function bearerToken(authorization: string | undefined): string {
-  return /^Bearer +(\S+) *$/i.exec(authorization ?? '')?.[1] ?? '';
-}
+export { bearerToken } from '../security/bearer-token.js';
 
 /** The key id of a well-formed key with a valid checksum; undefined for anything else. */
 export function parseKey(key: string): { keyId: string } | undefined {

@@ -71,7 +71,6 @@ export function permissionDenied(field: string, reason: string): ApiError {
   ]);
 }
 
-/** Throws 403 PERMISSION_DENIED naming the field when the key may not use this task type or callback. */
 /** Whether `access` may see or act on `task` (`checkTaskAccess` without the refusal). */
 export function mayAccess(
   access: TaskAccess,
@@ -85,6 +84,11 @@ export function mayAccess(
   }
 }
 
+/**
+ * Throws 403 PERMISSION_DENIED naming the field when the key may not use this task type or callback.
+ * For what a caller asks to create (the type and URL are its own); an existing task the key may not
+ * reach answers as absent instead (`readableTask`).
+ */
 export function checkTaskAccess(
   access: TaskAccess,
   /** The callback's host when the caller has parsed it already (a create), else its URL. */

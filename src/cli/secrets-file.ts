@@ -8,7 +8,10 @@ import { parseSecretsFile, type WebhookSecretsFile } from '../security/webhook-s
 import { mintWebhookSecret } from '../security/webhook-signature.js';
 
 export function readSecretsFile(path: string): WebhookSecretsFile {
-  return existsSync(path) ? parseSecretsFile(readFileSync(path, 'utf8'), path) : { owners: {} };
+  // Owners without a prototype (as parseSecretsFile gives them): `constructor` is an owner like any other.
+  return existsSync(path)
+    ? parseSecretsFile(readFileSync(path, 'utf8'), path)
+    : { owners: Object.create(null) as WebhookSecretsFile['owners'] };
 }
 
 export function writeSecretsFile(path: string, file: WebhookSecretsFile): void {

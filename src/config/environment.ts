@@ -1,6 +1,7 @@
 /**
  * The only reader of `process.env`. Validates once at boot and returns a frozen, typed object.
- * Every key is documented in README.md and .env.example.
+ * Every key is documented in docs/configuration.md and .env.example
+ * (test/unit/config/environment.docs.test.ts checks both ways).
  */
 
 import { isIP } from 'node:net';
@@ -14,6 +15,14 @@ const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debu
 
 /** Worker settings that `createTaskWorkers` also falls back on when its caller gives none. */
 export const WORKER_DEFAULTS = { maxCachedWorkflows: 500, maxConcurrentWorkflowTasks: 100 } as const;
+
+/** How long the HTTP servers wait for a client (`Config.http`), defaults of the four settings. */
+export const HTTP_TIMEOUT_DEFAULTS = {
+  requestTimeoutMs: 60_000,
+  headersTimeoutMs: 10_000,
+  keepAliveTimeoutMs: 5_000,
+  connectionTimeoutMs: 60_000,
+} as const;
 
 export interface Config {
   temporal: {
@@ -59,8 +68,19 @@ export interface Config {
     maxCachedWorkflows: number;
     /** Workflow tasks processed at once. @defaultValue 100 */
     maxConcurrentWorkflowTasks: number;
-    /** On SIGTERM, how long in-flight callbacks may take to finish before they are cancelled. @defaultValue 30000 */
-    shutdownGraceMs: number;
+  };
+  shutdown: {
+    /**
+     * After SIGTERM or SIGINT, how long work in flight may take to finish: the worker's callback
+     * attempts (then cancelled), the API's requests (then cut off). Set the pod's termination grace
+     * above it (plus `notReadyMs` for the API). @defaultValue 35000 (the default 30 s attempt timeout, and room to record it)
+     */
+    graceMs: number;
+    /**
+     * API only: after SIGTERM, how long it answers `/readyz` 503 while still serving, before it
+     * stops accepting, so that load balancers take it out of rotation first. SIGINT skips it. @defaultValue 5000
+     */
+    notReadyMs: number;
   };
   limits: {
     /** Largest payload, serialized. @defaultValue 262144 (256 KiB) */
@@ -110,6 +130,20 @@ export interface Config {
     trustProxy: string[];
     /** Send `Strict-Transport-Security` (max-age in seconds) on answers served over https. @defaultValue 0 (off) */
     hstsMaxAgeSeconds: number;
+    /**
+     * Longest a client may take to send a whole request, headers and body; past it the socket is
+     * closed. Bounds a client that drips its request a byte at a time. @defaultValue 60000
+     */
+    requestTimeoutMs: number;
+    /** Longest a client may take to send a request's headers (at most `requestTimeoutMs`). @defaultValue 10000 */
+    headersTimeoutMs: number;
+    /**
+     * How long an idle keep-alive connection stays open after an answer. Behind a load balancer,
+     * set it above the balancer's idle timeout (AWS ALB: 60 s). @defaultValue 5000
+     */
+    keepAliveTimeoutMs: number;
+    /** A socket on which nothing moves either way this long is closed. @defaultValue 60000 */
+    connectionTimeoutMs: number;
   };
   metrics: {
     /** When set, `/metrics` of the API requires `Authorization: Bearer <token>`. */
@@ -180,6 +214,7 @@ export interface Config {
 const RETIRED: Readonly<Record<string, string>> = {
   TASK_START_DELAY:
     'every task starts at once and sleeps in a workflow timer; tasks started with a start delay before keep working (docs/architecture.md, "Start delay (retired)")',
+  WORKER_SHUTDOWN_GRACE_MS: 'set SHUTDOWN_GRACE_SECONDS (default 35), which both processes read',
 };
 
 export class ConfigError extends Error {
@@ -238,7 +273,10 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
         2,
         10_000,
       ),
-      shutdownGraceMs: read.int('WORKER_SHUTDOWN_GRACE_MS', 30_000, 0, 3_600_000),
+    },
+    shutdown: {
+      graceMs: read.int('SHUTDOWN_GRACE_SECONDS', 35, 0, 3600) * 1000,
+      notReadyMs: read.int('SHUTDOWN_NOT_READY_SECONDS', 5, 0, 600) * 1000,
     },
     limits: {
       maxPayloadBytes: read.int('MAX_PAYLOAD_BYTES', 256 * 1024, 1024, 2 * 1024 * 1024),
@@ -270,6 +308,30 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
         'a CIDR or an address',
       ),
       hstsMaxAgeSeconds: read.int('HSTS_MAX_AGE_SECONDS', 0, 0, 2 * 365 * 24 * 3600),
+      requestTimeoutMs: read.int(
+        'HTTP_REQUEST_TIMEOUT_MS',
+        HTTP_TIMEOUT_DEFAULTS.requestTimeoutMs,
+        100,
+        3_600_000,
+      ),
+      headersTimeoutMs: read.int(
+        'HTTP_HEADERS_TIMEOUT_MS',
+        HTTP_TIMEOUT_DEFAULTS.headersTimeoutMs,
+        100,
+        3_600_000,
+      ),
+      keepAliveTimeoutMs: read.int(
+        'HTTP_KEEP_ALIVE_TIMEOUT_MS',
+        HTTP_TIMEOUT_DEFAULTS.keepAliveTimeoutMs,
+        100,
+        3_600_000,
+      ),
+      connectionTimeoutMs: read.int(
+        'HTTP_CONNECTION_TIMEOUT_MS',
+        HTTP_TIMEOUT_DEFAULTS.connectionTimeoutMs,
+        100,
+        3_600_000,
+      ),
     },
     metrics: {
       token:
@@ -334,8 +396,13 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
       corsOrigins: read.list('CODEC_CORS_ORIGINS', isOrigin, 'an origin such as http://localhost:8233'),
     },
   };
+  if (config.http.headersTimeoutMs > config.http.requestTimeoutMs) {
+    problems.push(
+      'HTTP_HEADERS_TIMEOUT_MS must not exceed HTTP_REQUEST_TIMEOUT_MS (the headers are part of the request)',
+    );
+  }
   const { keys, currentKeyId, keysFile } = config.encryption;
-  if (Object.keys(keys).length > 0 && !keysFile && (!currentKeyId || !(currentKeyId in keys))) {
+  if (Object.keys(keys).length > 0 && !keysFile && (!currentKeyId || !Object.hasOwn(keys, currentKeyId))) {
     problems.push('PAYLOAD_ENCRYPTION_CURRENT_KEY_ID must name one of the keys in PAYLOAD_ENCRYPTION_KEYS');
   }
   if (problems.length > 0) {

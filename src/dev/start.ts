@@ -58,6 +58,8 @@ if (env.PAYLOAD_ENCRYPTION_KEYS === undefined && env.PAYLOAD_ENCRYPTION_KEYS_FIL
   );
 }
 env.CODEC_CORS_ORIGINS ??= `http://localhost:${uiPort},http://127.0.0.1:${uiPort}`;
+// No load balancer to leave on a laptop: on stop (this launcher sends SIGTERM) the API closes at once.
+env.SHUTDOWN_NOT_READY_SECONDS ??= '0';
 const apiHost = env.HOST ?? '127.0.0.1';
 const apiPort = env.PORT ?? '3000';
 const codecEndpoint = `http://${apiHost}:${apiPort}/codec`;

@@ -49,6 +49,12 @@ import { ScheduleLister } from './lister.js';
 import { checkTiming, OVERLAP_TO_TEMPORAL, type CheckedTiming } from './spec.js';
 import { describedOf, recentOccurrences, toSchedule, type Described } from './views.js';
 
+/**
+ * The note a pause or resume without one records. Temporal reads an empty note as "no pause or
+ * resume in this patch", so one must always be sent or the call silently changes nothing.
+ */
+const DEFAULT_NOTES = { pause: 'paused through the API', resume: 'resumed through the API' } as const;
+
 /** What the schedule domain needs: what the task domain does (the same checks, the same Temporal). */
 export type ScheduleServiceOptions = TaskServiceOptions;
 
@@ -275,13 +281,17 @@ export class ScheduleService {
 
   async pause(access: TaskAccess, scheduleId: string, note: string | undefined): Promise<Schedule> {
     await this.readFor(access, scheduleId);
-    await this.call(scheduleId, () => this.handle(access.owner, scheduleId).pause(note ?? ''));
+    await this.call(scheduleId, () =>
+      this.handle(access.owner, scheduleId).pause(note || DEFAULT_NOTES.pause),
+    );
     return this.get(access, scheduleId);
   }
 
   async resume(access: TaskAccess, scheduleId: string, note: string | undefined): Promise<Schedule> {
     await this.readFor(access, scheduleId);
-    await this.call(scheduleId, () => this.handle(access.owner, scheduleId).unpause(note ?? ''));
+    await this.call(scheduleId, () =>
+      this.handle(access.owner, scheduleId).unpause(note || DEFAULT_NOTES.resume),
+    );
     return this.get(access, scheduleId);
   }
 

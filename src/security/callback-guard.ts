@@ -23,11 +23,23 @@ export interface CallbackGuardOptions extends AddressRulesOptions {
   httpsOnly?: boolean;
 }
 
-/** A callback URL or address the rules refuse. */
+/**
+ * A callback URL or address the rules refuse. The message says which rule refused and may reach the
+ * task's owner (a create's answer, a task's `lastError`): it never names the address a host name
+ * resolved to, which is our network's to know; `address` carries it for the logs.
+ */
 export class CallbackRefusedError extends Error {
   override name = 'CallbackRefusedError';
   /** Like a Node network error, so that it survives the socket layer and reads the same in logs. */
   readonly code = 'ECALLBACKREFUSED';
+
+  constructor(
+    message: string,
+    /** The refused address a host name resolved to (for the log only); absent for an IP literal. */
+    readonly address?: string,
+  ) {
+    super(message);
+  }
 }
 
 /** Names every machine resolves to itself, whatever DNS says. */
@@ -81,7 +93,9 @@ export class CallbackGuard {
   /** Throws when `address` (reached for `hostname` on `port`) may not be called. */
   checkAddress(address: string, hostname: string, port?: number): void {
     const reason = this.rules.classify(address, hostname, port);
-    if (reason !== undefined) throw new CallbackRefusedError(refusal(hostname, address, reason));
+    if (reason === undefined) return;
+    const named = hostname !== address;
+    throw new CallbackRefusedError(refusal(hostname, address, reason), named ? address : undefined);
   }
 
   /** Checks every address `hostname` resolves to; a name that does not resolve passes (send time decides). */
@@ -134,12 +148,16 @@ export class CallbackGuard {
   }
 }
 
+/** Why an address is refused, naming the host as written: a resolved address is never named. */
 function refusal(hostname: string, address: string, reason: RefusalReason): string {
-  const target = hostname === address ? `address ${address}` : `host ${hostname} (${address})`;
-  if (reason === 'cloud metadata') return `${target} is a cloud metadata service; callbacks never reach it`;
+  const literal = hostname === address;
+  const target = literal ? `address ${address}` : `host ${hostname}`;
+  const is = literal ? 'is' : 'resolves to';
+  if (reason === 'cloud metadata')
+    return `${target} ${is} a cloud metadata service; callbacks never reach it`;
   if (reason === 'IPv4-mapped IPv6' || reason === 'not an IP address')
-    return `${target} is refused (${reason}); write the address as IPv4`;
-  return `${target} is a ${reason} address; callbacks may not reach it unless CALLBACK_ALLOW_CIDRS or CALLBACK_ALLOW_HOSTS allows it`;
+    return `${target} ${is} ${literal ? 'refused' : 'an address refused'} (${reason}); write the address as IPv4`;
+  return `${target} ${is} a ${reason} address; callbacks may not reach it unless CALLBACK_ALLOW_CIDRS or CALLBACK_ALLOW_HOSTS allows it`;
 }
 
 /** The port a URL is sent to: its own, or the scheme's. */

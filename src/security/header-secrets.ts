@@ -64,7 +64,8 @@ export class HeaderSecrets {
 
   /** The headers' values; the error names the variable or file, never a value. */
   async resolve(headers: Readonly<Record<string, HeaderSource>>): Promise<Record<string, string>> {
-    const resolved: Record<string, string> = {};
+    // No prototype: a header named `__proto__` or `constructor` is a header like any other.
+    const resolved = Object.create(null) as Record<string, string>;
     for (const [name, source] of Object.entries(headers)) {
       const value = 'env' in source ? this.fromEnv(name, source.env) : await this.fromFile(name, source.file);
       if (/[\r\n]/.test(value)) throw new HeaderSecretError(`header ${name}: the value spans several lines`);

@@ -12,6 +12,7 @@ import { DEFAULT_OWNER } from '../shared/owner.js';
 import { isWebhookSecret } from './webhook-signature.js';
 
 export interface WebhookSecretsFile {
+  /** Owner → secrets; without a prototype, so an owner named `constructor` or `toString` is just an owner. */
   owners: Record<string, string[]>;
 }
 
@@ -38,7 +39,7 @@ export function parseSecretsFile(text: string, path: string): WebhookSecretsFile
       );
     }
   }
-  return { owners: owners as Record<string, string[]> };
+  return { owners: Object.assign(Object.create(null) as Record<string, string[]>, owners) };
 }
 
 export interface WebhookSecretsOptions {
@@ -52,7 +53,8 @@ export class WebhookSecrets {
   private readonly defaultSecrets: readonly string[];
   private readonly path: string | undefined;
   private readonly recheckMs: number;
-  private owners: Record<string, string[]> = {};
+  /** Secrets by owner: a Map, so that no owner name can reach an object's prototype. */
+  private owners: ReadonlyMap<string, readonly string[]> = new Map();
   private mtimeMs = -1;
   private checkedAt = 0;
 
@@ -74,14 +76,14 @@ export class WebhookSecrets {
    */
   secretsFor(owner: string = DEFAULT_OWNER): readonly string[] {
     if (this.path && Date.now() - this.checkedAt >= this.recheckMs) this.reload(false);
-    const own = this.owners[owner];
+    const own = this.owners.get(owner);
     if (own && own.length > 0) return own;
     return owner === DEFAULT_OWNER ? this.defaultSecrets : [];
   }
 
   /** Whether any secret is configured at all (the worker warns at boot when none is). */
   get configured(): boolean {
-    return this.defaultSecrets.length > 0 || Object.values(this.owners).some((list) => list.length > 0);
+    return this.defaultSecrets.length > 0 || [...this.owners.values()].some((list) => list.length > 0);
   }
 
   private reload(strict: boolean): void {
@@ -90,7 +92,7 @@ export class WebhookSecrets {
     try {
       const { mtimeMs } = statSync(path);
       if (mtimeMs === this.mtimeMs) return;
-      this.owners = parseSecretsFile(readFileSync(path, 'utf8'), path).owners;
+      this.owners = new Map(Object.entries(parseSecretsFile(readFileSync(path, 'utf8'), path).owners));
       this.mtimeMs = mtimeMs;
     } catch (err) {
       if (strict) {

@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
-import { checkTaskAccess, type TaskAccess } from '../auth/principal.js';
+import { checkTaskAccess, readableTask, type TaskAccess } from '../auth/principal.js';
 import type { Config } from '../config/environment.js';
 import type { CreateTaskBody, ReplayBody, RescheduleBody, Task } from '../contract/tasks.js';
 import { ApiError, ErrorCode, invalidArgument, taskNotFound } from '../errors/catalog.js';
@@ -110,7 +110,7 @@ export class TaskCommands {
   /** Cancels a SCHEDULED or RUNNING task; a CANCELLED one is a no-op; a finished one is a conflict. */
   async cancel(access: TaskAccess, taskId: string): Promise<Task> {
     const { state, waiting, busy } = await this.reader.lookup(access.owner, taskId);
-    checkTaskAccess(access, state);
+    readableTask(access, state);
     if (state.status === 'CANCELLED') return toTask(state);
     if (state.status === 'SUCCEEDED' || state.status === 'FAILED') {
       throw new ApiError(
@@ -160,7 +160,7 @@ export class TaskCommands {
     // The update goes straight to the workflow: only a key limited to some task types or callback
     // hosts reads the task first.
     if (access.allowedTaskTypes || access.allowedCallbackHosts) {
-      checkTaskAccess(access, await this.reader.state(access.owner, taskId));
+      readableTask(access, await this.reader.state(access.owner, taskId));
     }
     try {
       const handle = this.temporal.client.workflow.getHandle(workflowIdOf(access.owner, taskId));
@@ -187,7 +187,7 @@ export class TaskCommands {
   /** Runs a FAILED or CANCELLED task again as a new run of the same workflow id. */
   async replay(access: TaskAccess, taskId: string, body: ReplayBody): Promise<Task> {
     const previous = await this.reader.state(access.owner, taskId);
-    checkTaskAccess(access, previous);
+    readableTask(access, previous);
     if (previous.status !== 'FAILED' && previous.status !== 'CANCELLED') {
       throw new ApiError(
         ErrorCode.FailedPrecondition,

@@ -1,9 +1,13 @@
 /**
  * The worker's small HTTP face: /healthz (alive), /readyz (workers polling, Temporal reachable),
- * /metrics (our metrics followed by the Temporal SDK's own worker metrics).
+ * /metrics (our metrics followed by the Temporal SDK's own worker metrics), behind METRICS_TOKEN
+ * when it is set, as the API's is.
  */
 import { createServer, type Server } from 'node:http';
+import { HTTP_TIMEOUT_DEFAULTS } from '../config/environment.js';
+import { applySocketTimeout, serverOptions, type HttpTimeouts } from '../http/server-timeouts.js';
 import type { Logger } from '../observability/logger.js';
+import { bearerMatches } from '../security/bearer-token.js';
 
 export interface WorkerHttpOptions {
   host: string;
@@ -13,12 +17,17 @@ export interface WorkerHttpOptions {
   ready: () => Promise<void>;
   /** Prometheus text of this process. */
   metrics: () => Promise<string>;
+  /** When set, /metrics wants `Authorization: Bearer <token>` (METRICS_TOKEN). */
+  metricsToken?: string | undefined;
+  /** How long a client may take (src/http/server-timeouts.ts). @defaultValue HTTP_TIMEOUT_DEFAULTS */
+  timeouts?: HttpTimeouts;
 }
 
 export async function startWorkerHttp(options: WorkerHttpOptions): Promise<Server> {
-  const server = createServer((req, res) => {
-    const send = (status: number, body: string, type = 'application/json') => {
-      res.writeHead(status, { 'content-type': type });
+  const timeouts = options.timeouts ?? HTTP_TIMEOUT_DEFAULTS;
+  const server = createServer(serverOptions(timeouts), (req, res) => {
+    const send = (status: number, body: string, type = 'application/json', headers = {}) => {
+      res.writeHead(status, { 'content-type': type, ...headers });
       res.end(body);
     };
     const path = (req.url ?? '/').split('?')[0];
@@ -34,6 +43,18 @@ export async function startWorkerHttp(options: WorkerHttpOptions): Promise<Serve
       return;
     }
     if (path === '/metrics') {
+      const { metricsToken } = options;
+      if (metricsToken !== undefined && !bearerMatches(req.headers.authorization, metricsToken)) {
+        const message = 'send Authorization: Bearer <METRICS_TOKEN>';
+        return send(
+          401,
+          JSON.stringify({ error: { code: 'UNAUTHENTICATED', message } }),
+          'application/json',
+          {
+            'www-authenticate': 'Bearer realm="delayed-task-service"',
+          },
+        );
+      }
       options.metrics().then(
         (text) => send(200, text, 'text/plain; version=0.0.4; charset=utf-8'),
         (err: unknown) => {
@@ -45,6 +66,7 @@ export async function startWorkerHttp(options: WorkerHttpOptions): Promise<Serve
     }
     send(404, JSON.stringify({ error: { code: 'NOT_FOUND', message: `no route ${path}` } }));
   });
+  applySocketTimeout(server, timeouts);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port, options.host, () => resolve());

@@ -14,10 +14,12 @@ import { createDataConverter } from '../temporal/data-converter.js';
 import { startWorkerHttp } from './http.js';
 import { WorkerMetrics } from './metrics.js';
 import { workerReadiness } from './readiness.js';
+import { WorkerShutdown } from './shutdown.js';
 import { callbackDepsFromConfig, createTaskWorkers, runWorkers } from './workers.js';
 
 const config = loadConfig();
 const logger = createLogger(config.logLevel, 'worker');
+for (const note of config.retired) logger.warn(note);
 const policies = orExit(logger, () => loadPolicies(config.policiesFile, new CallbackGuard(config.callbacks)));
 const sdkMetricsAddress = `127.0.0.1:${config.worker.sdkMetricsPort}`;
 
@@ -36,7 +38,8 @@ Runtime.install({
   shutdownSignals: [],
 });
 
-const callbackDeps = callbackDepsFromConfig(config);
+// A missing or broken secrets file stops the start with one line naming it (not a stack trace).
+const callbackDeps = orExit(logger, () => callbackDepsFromConfig(config));
 if (!config.webhooks.secretsFile && config.webhooks.defaultSecrets.length === 0) {
   // Every callback is signed: with no secret anywhere, every due task would be held. Our fault, said
   // at once rather than discovered task by task.
@@ -50,7 +53,9 @@ if (!callbackDeps.secrets?.configured) {
     `${config.webhooks.secretsFile} has no secret yet: callbacks are held (no attempt spent) until owners get theirs`,
   );
 }
+const keyring = orExit(logger, () => loadPayloadKeyring(config.encryption));
 const metrics = new WorkerMetrics();
+const shutdown = new WorkerShutdown({ graceMs: config.shutdown.graceMs, logger });
 const connection = await NativeConnection.connect(connectionOptions(config.temporal));
 const workers = await createTaskWorkers({
   connection,
@@ -60,15 +65,17 @@ const workers = await createTaskWorkers({
   metrics,
   maxCachedWorkflows: config.worker.maxCachedWorkflows,
   maxConcurrentWorkflowTasks: config.worker.maxConcurrentWorkflowTasks,
-  shutdownGraceMs: config.worker.shutdownGraceMs,
-  callbackDeps,
-  dataConverter: createDataConverter(loadPayloadKeyring(config.encryption)),
+  shutdownGraceMs: config.shutdown.graceMs,
+  callbackDeps: { ...callbackDeps, stopping: shutdown.graceOver },
+  dataConverter: createDataConverter(keyring),
 });
 
 const http = await startWorkerHttp({
   host: config.worker.host,
   port: config.worker.port,
   logger,
+  metricsToken: config.metrics.token,
+  timeouts: config.http,
   ready: workerReadiness({
     workers: () => workers,
     checkTemporal: () =>
@@ -87,15 +94,7 @@ const http = await startWorkerHttp({
 });
 const { port } = http.address() as AddressInfo;
 
-let stopping = false;
-function stop(signal: string): void {
-  if (stopping) return;
-  stopping = true;
-  logger.info({ signal }, 'shutting down: draining in-flight callbacks');
-  for (const worker of workers) if (worker.getState() === 'RUNNING') worker.shutdown();
-}
-process.on('SIGTERM', () => stop('SIGTERM'));
-process.on('SIGINT', () => stop('SIGINT'));
+shutdown.onSignals(workers);
 // Not the default (exit): the policy file is read at start only; the webhook secrets file is watched.
 process.on('SIGHUP', () =>
   logger.warn('SIGHUP ignored: the worker reloads nothing on it; restart it to apply a changed policy file'),

@@ -38,7 +38,11 @@ export interface TaskWorkersOptions {
   /** Sticky cache size, about 0.5 MiB per workflow (see `Config.worker.maxCachedWorkflows`). */
   maxCachedWorkflows?: number;
   maxConcurrentWorkflowTasks?: number;
-  /** On shutdown, how long in-flight callbacks may run on before they are cancelled. @defaultValue 30000 */
+  /**
+   * On shutdown, how long in-flight callbacks may run on before they are cancelled; a worker still
+   * stopping `SHUTDOWN_FORCE_MARGIN_MS` later gives up (`GracefulShutdownPeriodExpiredError`).
+   * @defaultValue 35000
+   */
   shutdownGraceMs?: number;
   /** Failure converter and payload codec (encryption); `createDataConverter(undefined)` by default. */
   dataConverter?: DataConverter;
@@ -94,8 +98,16 @@ export async function bundleTaskWorkflows(
   });
 }
 
+/** How long past the grace a stopping worker (cancelled callbacks recording their end) may take. */
+export const SHUTDOWN_FORCE_MARGIN_MS = 5_000;
+
 export async function createTaskWorkers(options: TaskWorkersOptions): Promise<Worker[]> {
   const { connection, namespace, taskQueue, policies, metrics } = options;
+  const shutdownGraceMs = options.shutdownGraceMs ?? 35_000;
+  const shutdown = {
+    shutdownGraceTime: shutdownGraceMs,
+    shutdownForceTime: shutdownGraceMs + SHUTDOWN_FORCE_MARGIN_MS,
+  };
   const sinks: InjectedSinks<TaskSinks> = {
     taskMetrics: {
       finished: {
@@ -121,6 +133,7 @@ export async function createTaskWorkers(options: TaskWorkersOptions): Promise<Wo
     maxCachedWorkflows: options.maxCachedWorkflows ?? WORKER_DEFAULTS.maxCachedWorkflows,
     maxConcurrentWorkflowTaskExecutions:
       options.maxConcurrentWorkflowTasks ?? WORKER_DEFAULTS.maxConcurrentWorkflowTasks,
+    ...shutdown,
   });
   const activities = createActivities({
     headersFor: (taskType) => policies.forType(taskType)?.headers ?? {},
@@ -154,8 +167,9 @@ export async function createTaskWorkers(options: TaskWorkersOptions): Promise<Wo
       activityTaskPollerBehavior: { type: 'simple-maximum', maximum: 2 },
       maxConcurrentActivityTaskExecutions: policy.concurrency,
       maxConcurrentLocalActivityExecutions: policy.concurrency,
-      // Drain: a callback already sent gets its answer recorded rather than being cut off.
-      shutdownGraceTime: options.shutdownGraceMs ?? 30_000,
+      // Drain: a callback already sent gets its answer recorded rather than being cut off, and a
+      // workflow task waiting on it completes (else the next worker would send it again).
+      ...shutdown,
     };
     if (policy.ratePerSecond !== undefined) {
       // The server's limit holds across workers, but after a quiet spell it lets a second's worth

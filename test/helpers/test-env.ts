@@ -34,4 +34,6 @@ export const TEST_ENV: Readonly<Record<string, string>> = {
   CALLBACK_ALLOW_CIDRS: '127.0.0.0/8,::1/128',
   WEBHOOK_SECRET: TEST_WEBHOOK_SECRET,
   WEBHOOK_SECRETS_FILE: secretsFile,
+  // No load balancer waits for a test's API to leave rotation: it closes at once on SIGTERM.
+  SHUTDOWN_NOT_READY_SECONDS: '0',
 };

@@ -31,6 +31,42 @@ describe('a worker without any webhook signing secret', () => {
   });
 });
 
+describe('a worker with a missing or broken secrets file', () => {
+  it('stops with one line naming the file and what is wrong, no stack trace', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'bad-secrets-'));
+    const files = {
+      missing: join(dir, 'absent.json'),
+      'not JSON': join(dir, 'garbled.json'),
+      'a bad secret': join(dir, 'bad-secret.json'),
+    };
+    writeFileSync(files['not JSON'], '{"owners": {"orders": [');
+    writeFileSync(files['a bad secret'], JSON.stringify({ owners: { orders: ['not-a-secret'] } }));
+    const workers = await Promise.all(
+      Object.entries(files).map(async ([what, file]) => {
+        const [workerPort, sdkPort] = await Promise.all([freePort(), freePort()]);
+        const worker = new ServiceProcess('worker', 'src/worker/main.ts', {
+          TEMPORAL_ADDRESS: inject('temporalAddress'),
+          TASK_QUEUE: `bad-secrets-${randomUUID()}`,
+          WEBHOOK_SECRETS_FILE: file,
+          WORKER_PORT: String(workerPort),
+          WORKER_SDK_METRICS_PORT: String(sdkPort),
+        });
+        return { what, file, worker };
+      }),
+    );
+    for (const { what, file, worker } of workers) {
+      expect(await worker.exitCode(), what).toBe(1);
+      const fatal = worker.lines.filter((line) => line.level === 'fatal' || line.level === 60);
+      expect(fatal, what).toHaveLength(1);
+      expect(String(fatal[0]!.msg), what).toContain(file);
+      // Nothing else but JSON log lines: no uncaught error printed with its stack.
+      const raw = worker.lines.filter((line) => 'raw' in line && String(line.raw).trim() !== '');
+      expect(raw, what).toEqual([]);
+      expect(JSON.stringify(worker.lines), what).not.toMatch(/\bat .+\.ts:\d+/);
+    }
+  }, 90_000);
+});
+
 describe("a callback whose owner's secret is missing", () => {
   let h: Harness;
   let secretsFile: string;

@@ -305,6 +305,34 @@ const scenarios: Scenario[] = [
     },
   },
   {
+    name: 'schedule-occurrence',
+    what: "an occurrence of a paused schedule, started by POST /schedules/{id}/trigger: the occurrence's ExecuteAt and memo written, then 200",
+    run: async (ctx) => {
+      const scheduleId = uniqueId('schedule-occurrence');
+      const created = await ctx.h.post('/api/v1/schedules', {
+        scheduleId,
+        cron: '0 0 1 1 *',
+        paused: true,
+        task: {
+          taskType: 'fixture.record',
+          payload: { scenario: scheduleId },
+          callbackUrl: `${ctx.h.receiver.url}/callbacks`,
+        },
+      });
+      if (created.status !== 201) throw new Error(`create schedule answered ${created.status}`);
+      await post(ctx, `/api/v1/schedules/${scheduleId}/trigger`);
+      const workflowId = await waitFor(
+        async () => {
+          const description = await ctx.h.client.schedule.getHandle(scheduleId).describe();
+          return description.info.recentActions[0]?.action.workflow.workflowId;
+        },
+        { timeoutMs: 30_000, intervalMs: 200, what: `the occurrence of ${scheduleId}` },
+      );
+      await ctx.h.client.schedule.getHandle(scheduleId).delete();
+      return { workflowId, lastEvent: COMPLETED };
+    },
+  },
+  {
     name: 'replayed-bulk',
     what: 'the run that POST /tasks/replay (a batch reset to the first workflow task) made of a 400 dead letter; 200',
     run: async (ctx) => {

@@ -19,6 +19,21 @@ import {
   type TaskPage,
   type TaskSummary,
 } from './types.js';
+import {
+  backfillBody,
+  scheduleBody,
+  scheduleOf,
+  schedulePageOf,
+  schedulePath,
+  type BackfillScheduleInput,
+  type CreateScheduleInput,
+  type CreateScheduleResult,
+  type ListSchedulesQuery,
+  type OverlapPolicy,
+  type Schedule,
+  type SchedulePage,
+  type UpdateScheduleInput,
+} from './schedules.js';
 import { USER_AGENT } from './version.js';
 
 export interface RetryOptions {
@@ -49,9 +64,9 @@ export interface ClientOptions {
 const RETRYABLE_STATUS = new Set([429, 503]);
 
 interface Request {
-  method: 'GET' | 'POST';
+  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
   path: string;
-  query?: Record<string, string | number | undefined>;
+  query?: Record<string, string | number | boolean | undefined>;
   body?: unknown;
 }
 
@@ -194,6 +209,67 @@ export class DelayedTasksClient {
       yield* page.tasks;
       pageToken = page.nextPageToken ?? undefined;
     } while (pageToken !== undefined);
+  }
+
+  /**
+   * Creates a recurring task; `created` is false when the same schedule id and spec already existed.
+   * Each occurrence is one task (`<scheduleId>-<nominal time>`), listed and inspected like any task.
+   */
+  async createSchedule(input: CreateScheduleInput): Promise<CreateScheduleResult> {
+    const body = scheduleBody(input);
+    const { status, body: schedule } = await this.send({ method: 'POST', path: '/api/v1/schedules', body });
+    return { schedule: scheduleOf(schedule as Record<string, unknown>), created: status === 201 };
+  }
+
+  /** The schedule with its next run times (from Temporal) and recent occurrences. */
+  async getSchedule(scheduleId: string): Promise<Schedule> {
+    return this.schedule({ method: 'GET', path: schedulePath(scheduleId) });
+  }
+
+  /** One page of schedules, by id. */
+  async listSchedules(query: ListSchedulesQuery = {}): Promise<SchedulePage> {
+    const { body } = await this.send({ method: 'GET', path: '/api/v1/schedules', query: { ...query } });
+    return schedulePageOf(body as Record<string, unknown>);
+  }
+
+  /** Changes a schedule; the service checks the result as a create before it takes effect. */
+  async updateSchedule(scheduleId: string, changes: UpdateScheduleInput): Promise<Schedule> {
+    const body = scheduleBody(changes);
+    return this.schedule({ method: 'PATCH', path: schedulePath(scheduleId), body });
+  }
+
+  /** Pauses a schedule: no run starts until it is resumed. The note is kept with the paused state. */
+  async pauseSchedule(scheduleId: string, note?: string): Promise<Schedule> {
+    const body = note === undefined ? {} : { note };
+    return this.schedule({ method: 'POST', path: schedulePath(scheduleId, 'pause'), body });
+  }
+
+  /** Resumes a paused schedule; runs missed while paused do not start. */
+  async resumeSchedule(scheduleId: string, note?: string): Promise<Schedule> {
+    const body = note === undefined ? {} : { note };
+    return this.schedule({ method: 'POST', path: schedulePath(scheduleId, 'resume'), body });
+  }
+
+  /** Starts one occurrence now (also when paused); overlap defaults to the service's `allowAll`. */
+  async triggerSchedule(scheduleId: string, options: { overlap?: OverlapPolicy } = {}): Promise<Schedule> {
+    const body = options.overlap === undefined ? {} : { overlap: options.overlap };
+    return this.schedule({ method: 'POST', path: schedulePath(scheduleId, 'trigger'), body });
+  }
+
+  /** Starts one occurrence per run time of the spec in a past range, each with its nominal time. */
+  async backfillSchedule(scheduleId: string, range: BackfillScheduleInput): Promise<Schedule> {
+    const body = backfillBody(range);
+    return this.schedule({ method: 'POST', path: schedulePath(scheduleId, 'backfill'), body });
+  }
+
+  /** Deletes a schedule; occurrences already started run on as tasks. */
+  async deleteSchedule(scheduleId: string): Promise<void> {
+    await this.send({ method: 'DELETE', path: schedulePath(scheduleId) });
+  }
+
+  private async schedule(request: Request): Promise<Schedule> {
+    const { body } = await this.send(request);
+    return scheduleOf(body as Record<string, unknown>);
   }
 
   private async task(request: Request): Promise<Task> {

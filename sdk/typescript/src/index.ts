@@ -25,8 +25,24 @@ export type {
   TaskStatus,
   TaskSummary,
 } from './types.js';
+export { OVERLAP_POLICIES } from './schedules.js';
+export type {
+  BackfillScheduleInput,
+  CreateScheduleInput,
+  CreateScheduleResult,
+  ListSchedulesQuery,
+  OverlapPolicy,
+  Schedule,
+  ScheduleOccurrence,
+  SchedulePage,
+  ScheduleSpecInput,
+  ScheduleSummary,
+  ScheduleTask,
+  ScheduleTaskInput,
+  UpdateScheduleInput,
+} from './schedules.js';
 export { SDK_VERSION } from './version.js';
-export { parseCallback, type Callback } from './receive/parse.js';
+export { parseCallback, type Callback, type CallbackSchedule } from './receive/parse.js';
 export {
   CallbackRejectedError,
   WebhookVerifier,

@@ -37,10 +37,29 @@ function load<T>(folder: string, select: (file: string) => boolean = () => true)
     );
 }
 
+type Operation =
+  | 'create'
+  | 'createTasks'
+  | 'status'
+  | 'cancel'
+  | 'list'
+  | 'listAll'
+  | 'reschedule'
+  | 'replay'
+  | 'createSchedule'
+  | 'getSchedule'
+  | 'listSchedules'
+  | 'updateSchedule'
+  | 'pauseSchedule'
+  | 'resumeSchedule'
+  | 'triggerSchedule'
+  | 'backfillSchedule'
+  | 'deleteSchedule';
+
 interface ClientCase {
   name: string;
   file: string;
-  operation: 'create' | 'createTasks' | 'status' | 'cancel' | 'list' | 'listAll' | 'reschedule' | 'replay';
+  operation: Operation;
   options?: { apiKey?: string; maxRetries?: number };
   input: Record<string, unknown>;
   requests: ExpectedRequest[];
@@ -195,7 +214,27 @@ async function run(
   input: Record<string, unknown>,
 ) {
   const { taskId, ...rest } = input as { taskId: string } & Record<string, unknown>;
+  const { scheduleId, ...changes } = input as { scheduleId: string } & Record<string, unknown>;
   switch (operation) {
+    case 'createSchedule':
+      return client.createSchedule(input as never);
+    case 'getSchedule':
+      return client.getSchedule(scheduleId);
+    case 'listSchedules':
+      return client.listSchedules(input);
+    case 'updateSchedule':
+      return client.updateSchedule(scheduleId, changes);
+    case 'pauseSchedule':
+      return client.pauseSchedule(scheduleId, changes.note as string | undefined);
+    case 'resumeSchedule':
+      return client.resumeSchedule(scheduleId, changes.note as string | undefined);
+    case 'triggerSchedule':
+      return client.triggerSchedule(scheduleId, changes);
+    case 'backfillSchedule':
+      return client.backfillSchedule(scheduleId, changes as never);
+    case 'deleteSchedule':
+      // Returns nothing: the vectors' `null`.
+      return (await client.deleteSchedule(scheduleId)) ?? null;
     case 'create':
       return client.create(input as never);
     case 'createTasks':

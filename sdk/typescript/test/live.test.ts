@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { callbackMiddleware } from '../src/express.js';
 import {
   createNodeHandler,
+  DelayedTaskError,
   DelayedTasksClient,
   PermanentError,
   type Callback,
@@ -236,5 +237,39 @@ describe.runIf(Boolean(DTS_URL))('live service', () => {
       if (seen.length === 3) break;
     }
     expect(seen.length).toBe(3);
+  });
+  it('a schedule: create, get, list, pause with a note, resume, trigger (the callback names it), delete', async () => {
+    const scheduleId = `sdk-ts-${run}`;
+    const input = { scheduleId, every: '1h', task: { taskType: 'sdk.ts', payload: { n: 7 }, callbackUrl } };
+    const first = await client.createSchedule(input);
+    expect(first.created).toBe(true);
+    expect((await client.createSchedule(input)).created).toBe(false);
+    const schedule = await client.getSchedule(scheduleId);
+    expect(schedule).toMatchObject({ every: '1h', overlap: 'skip', catchupWindow: '1h', paused: false });
+    expect(schedule.nextRunTimes.length).toBe(10);
+    expect(schedule.nextRunTimes[0]).toBeInstanceOf(Date);
+    const page = await client.listSchedules({ taskType: 'sdk.ts', paused: false });
+    expect(page.schedules.map((s) => s.scheduleId)).toContain(scheduleId);
+
+    const paused = await client.pauseSchedule(scheduleId, 'paused by the SDK test');
+    expect(paused).toMatchObject({ paused: true, note: 'paused by the SDK test' });
+    expect((await client.resumeSchedule(scheduleId, 'resumed by the SDK test')).paused).toBe(false);
+
+    await client.triggerSchedule(scheduleId);
+    const deadline = Date.now() + 45_000;
+    let callback: Callback | undefined;
+    while (!(callback = received.find((c) => c.schedule?.scheduleId === scheduleId))) {
+      if (Date.now() > deadline) throw new Error('the triggered occurrence did not call back');
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    expect(callback.taskId).toBe(
+      `${scheduleId}-${callback.schedule?.scheduledAt.toISOString().slice(0, 19)}Z`,
+    );
+    expect(callback.payload).toEqual({ n: 7 });
+
+    await client.deleteSchedule(scheduleId);
+    const gone = await client.getSchedule(scheduleId).catch((err: unknown) => err);
+    expect(gone).toBeInstanceOf(DelayedTaskError);
+    expect(gone).toMatchObject({ code: 'SCHEDULE_NOT_FOUND', status: 404 });
   });
 });

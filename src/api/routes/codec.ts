@@ -65,12 +65,21 @@ export const codecRoutes: FastifyPluginAsyncTypebox<CodecRoutesOptions> = async 
     // The token and the keys are guessed here as on the API: failures count against the same limits.
     if (expected) {
       const match = /^Bearer (.+)$/i.exec(authorization ?? '');
-      if (match && timingSafeEqual(digest(match[1]!), expected)) return;
+      if (match && timingSafeEqual(digest(match[1]!), expected)) {
+        request.audit.credential = 'CODEC_AUTH_TOKEN';
+        return;
+      }
     }
     // An API key: the API's own check (failures counted, the key's rate limit, scope codec).
-    if (keys && (await app.authenticateKey(request, reply, 'codec'))) return;
+    if (keys && (await app.authenticateKey(request, reply, 'codec'))) {
+      request.audit.credential = 'API key';
+      return;
+    }
     if (expected || keys) {
-      if (!keys) await app.authFailures.count(request, reply); // with keys, counted by the key check
+      if (!keys) {
+        request.audit.authFailure = authorization ? 'unknown' : 'missing';
+        await app.authFailures.count(request, reply); // with keys, counted by the key check
+      }
       const accepted = [
         ...(expected ? ['CODEC_AUTH_TOKEN'] : []),
         ...(keys ? ['an API key with scope codec or admin'] : []),
@@ -86,6 +95,7 @@ export const codecRoutes: FastifyPluginAsyncTypebox<CodecRoutesOptions> = async 
         'the codec endpoint answers loopback clients only unless CODEC_AUTH_TOKEN is set',
       );
     }
+    request.audit.credential = 'loopback';
   };
 
   for (const action of ['encode', 'decode'] as const) {
@@ -103,6 +113,8 @@ export const codecRoutes: FastifyPluginAsyncTypebox<CodecRoutesOptions> = async 
       {
         bodyLimit: CODEC_BODY_LIMIT,
         onRequest: authenticate,
+        // It decrypts every owner's payloads: each call, served or refused, has its audit line.
+        config: { audited: true },
         schema: {
           operationId: `codec${action === 'encode' ? 'Encode' : 'Decode'}`,
           tags: ['operations'],
@@ -118,6 +130,7 @@ export const codecRoutes: FastifyPluginAsyncTypebox<CodecRoutesOptions> = async 
       },
       async (request) => {
         const payloads = (request.body.payloads ?? []).map(fromJson);
+        request.audit.items = payloads.length;
         try {
           const result = action === 'encode' ? await codec.encode(payloads) : await codec.decode(payloads);
           return { payloads: result.map(toJson) };

@@ -1,8 +1,7 @@
 /** Liveness, readiness and metrics of the API process. */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { createHash, timingSafeEqual } from 'node:crypto';
 import Type from 'typebox';
-import { bearerToken } from '../../auth/keys.js';
+import { bearerMatches } from '../../security/bearer-token.js';
 import { unauthenticated } from '../auth.js';
 import { ErrorBodySchema } from '../../contract/common.js';
 import type { ApiMetrics } from '../metrics.js';
@@ -10,6 +9,8 @@ import type { ApiMetrics } from '../metrics.js';
 export interface HealthRoutesOptions {
   /** Resolves when Temporal answers and the namespace exists. */
   ready: () => Promise<void>;
+  /** True once the process is shutting down: not ready, whatever Temporal says. */
+  draining?: () => boolean;
   metrics: ApiMetrics;
   /** When set, /metrics requires `Authorization: Bearer <token>`. */
   metricsToken?: string | undefined;
@@ -17,18 +18,11 @@ export interface HealthRoutesOptions {
   serveMetrics?: boolean;
 }
 
-/** Constant-time check of a bearer token against the configured one. */
-export function bearerMatches(authorization: string | undefined, token: string): boolean {
-  const presented = bearerToken(authorization);
-  const digest = (text: string) => createHash('sha256').update(text).digest();
-  return timingSafeEqual(digest(presented), digest(token));
-}
-
 const StatusSchema = Type.Object({ status: Type.String(), reason: Type.Optional(Type.String()) });
 
 export const healthRoutes: FastifyPluginAsyncTypebox<HealthRoutesOptions> = async (
   app,
-  { ready, metrics, metricsToken, serveMetrics = true },
+  { ready, draining = () => false, metrics, metricsToken, serveMetrics = true },
 ) => {
   app.get(
     '/healthz',
@@ -54,6 +48,7 @@ export const healthRoutes: FastifyPluginAsyncTypebox<HealthRoutesOptions> = asyn
       },
     },
     async (request, reply) => {
+      if (draining()) return reply.code(503).send({ status: 'unavailable', reason: 'shutting down' });
       try {
         await ready();
         return { status: 'ready' };

@@ -6,7 +6,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import Type from 'typebox';
 import type { FastifyRequest } from 'fastify';
-import { checkBulkAccess, checkTaskAccess, visibleTasks } from '../../auth/principal.js';
+import { checkBulkAccess, readableTask, visibleTasks } from '../../auth/principal.js';
 import { createAjv } from '../../validation/json-schema.js';
 import { accessFor, listOwner } from '../../auth/principal.js';
 import { auditItem, auditRecordOf, auditTask, visibleTo } from '../auth.js';
@@ -196,10 +196,9 @@ export const taskRoutes: FastifyPluginAsyncTypebox<TaskRoutesOptions> = async (
     },
     async (request) => {
       const access = accessFor(request.principal, request.query.owner);
-      const task = await tasks.get(access.owner, request.params.taskId);
-      // A key limited to some task types or callback hosts reads only those tasks of its owner.
-      checkTaskAccess(access, task);
-      return task;
+      // A key limited to some task types or callback hosts reads only those tasks of its owner; the
+      // others answer as absent ones do.
+      return readableTask(access, await tasks.get(access.owner, request.params.taskId));
     },
   );
 

@@ -12,11 +12,14 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { defaultPayloadConverter } from '@temporalio/common';
+import { ApplicationFailure } from '@temporalio/common';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createActivities, type CallbackInput } from '../../../src/activities/callback.js';
 import { CallbackGuard } from '../../../src/security/callback-guard.js';
+import { HeaderSecrets } from '../../../src/security/header-secrets.js';
+import { CallbackFailureType } from '../../../src/shared/task.js';
 import { AesGcmPayloadCodec, PayloadKeyError } from '../../../src/security/payload-codec.js';
 import { WebhookSecrets } from '../../../src/security/webhook-secrets.js';
 import { mintWebhookSecret, webhookId } from '../../../src/security/webhook-signature.js';
@@ -115,5 +118,83 @@ describe('callback identity headers', () => {
         }),
       ).not.toThrow();
     });
+  });
+
+  it('are never sent without a header secret the policy names: held, no attempt counted (docs/configuration.md)', async () => {
+    const before = received.length;
+    const env = new MockActivityEnvironment({ workflowExecution: { workflowId: 'order-8', runId: 'run-1' } });
+    const activities = createActivities({
+      guard: new CallbackGuard({ allowCidrs: ['127.0.0.1/32'] }),
+      secrets: new WebhookSecrets({ defaultSecrets: [secret] }),
+      headersFor: () => ({ Authorization: { env: 'ORDERS_TOKEN' } }),
+      headerSecrets: new HeaderSecrets(() => undefined),
+    });
+    const failure: ApplicationFailure = await env
+      .run(activities.deliverCallback, {
+        taskId: 'order-8',
+        taskType: 'order.close',
+        payload: {},
+        payloadVersion: 1,
+        executeAt: new Date().toISOString(),
+        attempt: 1,
+        traceId: null,
+        callbackUrl: url,
+        timeoutMs: 5_000,
+      })
+      .then(
+        () => ApplicationFailure.create({ message: 'delivered' }),
+        (err: unknown) => err as ApplicationFailure,
+      );
+    expect(failure.type).toBe(CallbackFailureType.Held);
+    expect(failure.message).toMatch(/^held, not sent \(no attempt counted\): .*ORDERS_TOKEN is not set/);
+    expect(received).toHaveLength(before);
+  });
+});
+
+describe('a callback refused at send time', () => {
+  it('tells the task which rule refused, and only the log what the host resolved to', async () => {
+    const logged: { message: string; meta: Record<string, unknown> | undefined }[] = [];
+    const record = (message: string, meta?: Record<string, unknown>) => logged.push({ message, meta });
+    const env = new MockActivityEnvironment(
+      { workflowExecution: { workflowId: 'rebound', runId: 'run-1' } },
+      {
+        logger: {
+          log: (_level, message, meta) => record(message, meta),
+          trace: record,
+          debug: record,
+          info: record,
+          warn: record,
+          error: record,
+        },
+      },
+    );
+    // The name now resolves inside our network (DNS rebinding after create).
+    const activities = createActivities({
+      guard: new CallbackGuard(),
+      resolve: async () => [{ address: '10.20.30.40', family: 4 }],
+      secrets: new WebhookSecrets({ defaultSecrets: [mintWebhookSecret()] }),
+    });
+    const failure: Error = await env
+      .run(activities.deliverCallback, {
+        taskId: 'rebound',
+        taskType: 'order.close',
+        payload: {},
+        payloadVersion: 1,
+        executeAt: new Date().toISOString(),
+        attempt: 1,
+        traceId: null,
+        callbackUrl: 'http://rebind.test:8080/hook',
+        timeoutMs: 5_000,
+      })
+      .then(
+        () => new Error('delivered'),
+        (err: unknown) => err as Error,
+      );
+    // What becomes the task's lastError: the rule, the host as written, no address.
+    expect(failure.message).toMatch(/^callback refused: host rebind\.test resolves to a private address/);
+    expect(failure.message).not.toContain('10.20.30.40');
+    // The operator's log keeps it.
+    const line = logged.find((entry) => entry.message === 'callback attempt failed');
+    expect(line?.meta).toMatchObject({ taskId: 'rebound', address: '10.20.30.40' });
   });
 });

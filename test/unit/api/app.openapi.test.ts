@@ -181,6 +181,10 @@ describe('OpenAPI document', () => {
   it("keeps no pasted key in localStorage on the console's origin, and cannot be framed or run foreign script", async () => {
     const init = await app.inject({ method: 'GET', url: '/docs/static/swagger-initializer.js' });
     expect(init.body).toContain('"persistAuthorization":false');
+    // So a reload forgets the key, and the manual says so (it once said the key survived a reload).
+    const manual = readFileSync('docs/api.md', 'utf8').replace(/\s+/g, ' ');
+    expect(manual).toContain('a reload forgets it');
+    expect(manual).not.toMatch(/survives a reload/);
     for (const url of ['/docs', '/docs/static/index.html']) {
       const page = await app.inject({ method: 'GET', url });
       const csp = String(page.headers['content-security-policy']);

@@ -27,7 +27,14 @@ describe('loadConfig', () => {
       failuresPerMinuteGlobal: 600,
     });
     // No proxy is trusted and no HSTS is pinned on a laptop's first run.
-    expect(config.http).toEqual({ trustProxy: [], hstsMaxAgeSeconds: 0 });
+    expect(config.http).toEqual({
+      trustProxy: [],
+      hstsMaxAgeSeconds: 0,
+      requestTimeoutMs: 60_000,
+      headersTimeoutMs: 10_000,
+      keepAliveTimeoutMs: 5_000,
+      connectionTimeoutMs: 60_000,
+    });
     expect(config.metrics).toEqual({ token: undefined, port: undefined, host: '127.0.0.1' });
   });
 
@@ -76,6 +83,22 @@ describe('loadConfig', () => {
     expect(rest).toEqual([]);
     expect(note).toMatch(/^TASK_START_DELAY is no longer read: every task starts at once/);
     expect(loadConfig({ TASK_START_DELAY: 'true' }).temporal).toEqual(loadConfig({}).temporal);
+  });
+
+  it('reads the shutdown grace and not-ready period in seconds; the old worker grace is retired', () => {
+    expect(loadConfig({}).shutdown).toEqual({ graceMs: 35_000, notReadyMs: 5_000 });
+    expect(loadConfig({ SHUTDOWN_GRACE_SECONDS: '60', SHUTDOWN_NOT_READY_SECONDS: '0' }).shutdown).toEqual({
+      graceMs: 60_000,
+      notReadyMs: 0,
+    });
+    expect(() => loadConfig({ SHUTDOWN_GRACE_SECONDS: '5000' })).toThrow(
+      'SHUTDOWN_GRACE_SECONDS="5000" is not a whole number from 0 to 3600',
+    );
+    const retired = loadConfig({ WORKER_SHUTDOWN_GRACE_MS: '60000' });
+    expect(retired.retired).toEqual([
+      expect.stringMatching(/^WORKER_SHUTDOWN_GRACE_MS .*SHUTDOWN_GRACE_SECONDS/),
+    ]);
+    expect(retired.shutdown.graceMs).toBe(35_000);
   });
 
   it('turns TLS on with an API key', () => {

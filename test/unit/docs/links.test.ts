@@ -7,6 +7,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { anchors, prose } from '../../helpers/markdown.js';
 
 const root = fileURLToPath(new URL('../../..', import.meta.url));
 
@@ -17,29 +18,6 @@ function markdownFiles(): string[] {
     if (existsSync(join(root, 'sdk', lang, 'README.md'))) files.push(`sdk/${lang}/README.md`);
   }
   return files;
-}
-
-/** The text outside fenced code blocks. */
-function prose(markdown: string): string {
-  return markdown.replace(/^(```|~~~)[\s\S]*?^\1/gm, '');
-}
-
-/** GitHub's heading anchors: lower case, punctuation dropped, spaces to hyphens, repeats numbered. */
-export function anchors(markdown: string): Set<string> {
-  const seen = new Map<string, number>();
-  const out = new Set<string>();
-  for (const match of prose(markdown).matchAll(/^#{1,6} +(.+?) *#* *$/gm)) {
-    const base = match[1]!
-      .replace(/`/g, '')
-      .replace(/\[([^\]]*)\]\([^)]*\)/g, '$1')
-      .toLowerCase()
-      .replace(/[^\p{L}\p{N}\s_-]/gu, '')
-      .replace(/\s/g, '-');
-    const n = seen.get(base) ?? 0;
-    seen.set(base, n + 1);
-    out.add(n === 0 ? base : `${base}-${n}`);
-  }
-  return out;
 }
 
 describe('links in the Markdown', () => {

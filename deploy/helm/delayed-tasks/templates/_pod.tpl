@@ -66,6 +66,8 @@ containers:
       {{- if $isApi }}
       - {name: HOST, value: 0.0.0.0}
       - {name: PORT, value: {{ $v.port | quote }}}
+      - {name: SHUTDOWN_GRACE_SECONDS, value: {{ $v.shutdownGraceSeconds | quote }}}
+      - {name: SHUTDOWN_NOT_READY_SECONDS, value: {{ $v.shutdownNotReadySeconds | quote }}}
       - {name: API_KEYS_FILE, value: {{ printf "%s/api-keys/%s" $paths.secrets $s.apiKeys.key | quote }}}
       - {name: CONSOLE_ENABLED, value: {{ $v.console.enabled | quote }}}
       {{- with $v.console.temporalUiUrl }}
@@ -83,7 +85,7 @@ containers:
       {{- else }}
       - {name: WORKER_HOST, value: 0.0.0.0}
       - {name: WORKER_PORT, value: {{ $v.port | quote }}}
-      - {name: WORKER_SHUTDOWN_GRACE_MS, value: {{ mul $v.shutdownGraceSeconds 1000 | quote }}}
+      - {name: SHUTDOWN_GRACE_SECONDS, value: {{ $v.shutdownGraceSeconds | quote }}}
       - {name: WORKER_MAX_CACHED_WORKFLOWS, value: {{ $v.maxCachedWorkflows | quote }}}
       - {name: WORKER_MAX_CONCURRENT_WORKFLOW_TASKS, value: {{ $v.maxConcurrentWorkflowTasks | quote }}}
       {{- end }}

@@ -3,6 +3,7 @@
 from ._async_client import AsyncClient
 from ._callback import (
     Callback,
+    CallbackSchedule,
     InvalidCallbackError,
     RejectReason,
     WebhookVerifier,
@@ -22,6 +23,9 @@ from ._errors import (
     PayloadTooLargeError,
     PermissionDeniedError,
     ResourceExhaustedError,
+    ScheduleConflictError,
+    ScheduleLimitExceededError,
+    ScheduleNotFoundError,
     TaskConflictError,
     TaskNotFoundError,
     UnauthenticatedError,
@@ -43,19 +47,33 @@ from ._models import (
 from ._receiver import PermanentError, RetryableError
 from ._request import NewTask
 from ._retry import RetryPolicy
+from ._schedules import (
+    UNSET,
+    CreateScheduleResult,
+    OverlapPolicy,
+    Schedule,
+    ScheduleOccurrence,
+    SchedulePage,
+    ScheduleSummary,
+    ScheduleTask,
+    ScheduleTaskSpec,
+)
 from ._version import __version__
 from .asgi import CallbackASGIApp
 from .wsgi import CallbackWSGIApp
 
 __all__ = [
+    "UNSET",
     "AsyncClient",
     "Attempt",
     "AttemptOutcome",
     "Callback",
     "CallbackASGIApp",
+    "CallbackSchedule",
     "CallbackWSGIApp",
     "Client",
     "CreateResult",
+    "CreateScheduleResult",
     "CreateTasksItem",
     "Delay",
     "DelayedTaskError",
@@ -72,6 +90,7 @@ __all__ = [
     "MethodNotAllowedError",
     "NewTask",
     "NotFoundError",
+    "OverlapPolicy",
     "PayloadTooLargeError",
     "PermanentError",
     "PermissionDeniedError",
@@ -79,6 +98,15 @@ __all__ = [
     "ResourceExhaustedError",
     "RetryPolicy",
     "RetryableError",
+    "Schedule",
+    "ScheduleConflictError",
+    "ScheduleLimitExceededError",
+    "ScheduleNotFoundError",
+    "ScheduleOccurrence",
+    "SchedulePage",
+    "ScheduleSummary",
+    "ScheduleTask",
+    "ScheduleTaskSpec",
     "Task",
     "TaskConflictError",
     "TaskNotFoundError",

@@ -54,7 +54,32 @@ class Callback:
     execute_at: datetime
     attempt: int
     trace_id: str | None
+    schedule: CallbackSchedule | None = None
+    """Set when the task is an occurrence of a schedule; `None` for a one-shot task."""
     raw: Mapping[str, Any] = field(default_factory=dict, repr=False, compare=False)
+
+
+@dataclass(frozen=True, slots=True)
+class CallbackSchedule:
+    """The schedule an occurrence runs for, and its nominal time (before jitter; for a backfill,
+    the past run time)."""
+
+    schedule_id: str
+    scheduled_at: datetime
+
+
+def _schedule(data: Mapping[str, Any]) -> CallbackSchedule | None:
+    value = data.get("schedule")
+    if value is None:
+        return None
+    if not isinstance(value, dict):
+        raise InvalidCallbackError(RejectReason.INVALID_BODY, "schedule is malformed")
+    try:
+        scheduled_at = parse_time(_field(value, "scheduledAt", str))
+    except ValueError as exc:
+        raise InvalidCallbackError(RejectReason.INVALID_BODY, "schedule is malformed") from exc
+    assert scheduled_at is not None
+    return CallbackSchedule(_field(value, "scheduleId", str), scheduled_at)
 
 
 def _field(data: Mapping[str, Any], name: str, kind: type | tuple[type, ...]) -> Any:
@@ -88,6 +113,7 @@ def parse_callback(body: bytes | str) -> Callback:
         execute_at=execute_at,
         attempt=_field(data, "attempt", int),
         trace_id=trace_id,
+        schedule=_schedule(data),
         raw=data,
     )
 

@@ -27,6 +27,23 @@ from ._request import (
     status_request,
 )
 from ._retry import RetryPolicy
+from ._schedules import (
+    UNSET,
+    CreateScheduleResult,
+    OverlapPolicy,
+    Schedule,
+    SchedulePage,
+    ScheduleTaskSpec,
+    _Unset,
+    backfill_schedule_request,
+    create_schedule_request,
+    delete_schedule_request,
+    get_schedule_request,
+    list_schedules_request,
+    note_request,
+    trigger_schedule_request,
+    update_schedule_request,
+)
 
 T = TypeVar("T")
 
@@ -247,3 +264,134 @@ class Client:
                 execute_at=execute_at,
             )
         )
+
+    # ------------------------------------------------------------ schedules
+
+    def create_schedule(
+        self,
+        schedule_id: str,
+        *,
+        task: ScheduleTaskSpec,
+        cron: str | None = None,
+        every: str | None = None,
+        phase: str | None = None,
+        time_zone: str | None = None,
+        start_at: datetime | None = None,
+        end_at: datetime | None = None,
+        max_runs: int | None = None,
+        jitter: str | None = None,
+        overlap: OverlapPolicy | str | None = None,
+        catchup_window: str | None = None,
+        pause_on_failure: bool | None = None,
+        paused: bool | None = None,
+        note: str | None = None,
+    ) -> CreateScheduleResult:
+        """Create a recurring task: exactly one of `cron` or `every`. Each occurrence is one task
+        (`<schedule_id>-<nominal time>`). `created` is false when the same id and spec existed;
+        another spec raises `ScheduleConflictError`. Unset arguments take the service's defaults
+        (time zone UTC, overlap skip, catch-up window 1h)."""
+        spec = {
+            "cron": cron,
+            "every": every,
+            "phase": phase,
+            "time_zone": time_zone,
+            "start_at": start_at,
+            "end_at": end_at,
+            "max_runs": max_runs,
+            "jitter": jitter,
+            "overlap": None if overlap is None else str(overlap),
+            "catchup_window": catchup_window,
+            "pause_on_failure": pause_on_failure,
+            "paused": paused,
+            "note": note,
+        }
+        return self._send(create_schedule_request(schedule_id, task, spec))
+
+    def get_schedule(self, schedule_id: str) -> Schedule:
+        """The schedule with its next run times (from Temporal) and recent occurrences."""
+        return self._send(get_schedule_request(schedule_id))
+
+    def list_schedules(
+        self,
+        *,
+        task_type: str | None = None,
+        paused: bool | None = None,
+        owner: str | None = None,
+        page_size: int | None = None,
+        page_token: str | None = None,
+    ) -> SchedulePage:
+        """One page of schedules, by id."""
+        return self._send(
+            list_schedules_request(
+                task_type=task_type,
+                paused=paused,
+                owner=owner,
+                page_size=page_size,
+                page_token=page_token,
+            )
+        )
+
+    def update_schedule(
+        self,
+        schedule_id: str,
+        *,
+        cron: str | _Unset = UNSET,
+        every: str | _Unset = UNSET,
+        phase: str | _Unset | None = UNSET,
+        time_zone: str | _Unset = UNSET,
+        start_at: datetime | _Unset | None = UNSET,
+        end_at: datetime | _Unset | None = UNSET,
+        max_runs: int | _Unset | None = UNSET,
+        jitter: str | _Unset | None = UNSET,
+        overlap: OverlapPolicy | str | _Unset = UNSET,
+        catchup_window: str | _Unset = UNSET,
+        pause_on_failure: bool | _Unset = UNSET,
+        task: ScheduleTaskSpec | _Unset = UNSET,
+    ) -> Schedule:
+        """Change a schedule: the arguments given replace its fields (`task` as a whole), `None`
+        clears `phase`, `start_at`, `end_at`, `max_runs` or `jitter`. The service checks the
+        result as a create before it takes effect."""
+        changes = {
+            "cron": cron,
+            "every": every,
+            "phase": phase,
+            "time_zone": time_zone,
+            "start_at": start_at,
+            "end_at": end_at,
+            "max_runs": max_runs,
+            "jitter": jitter,
+            "overlap": overlap if isinstance(overlap, _Unset) else str(overlap),
+            "catchup_window": catchup_window,
+            "pause_on_failure": pause_on_failure,
+            "task": task,
+        }
+        return self._send(update_schedule_request(schedule_id, changes))
+
+    def pause_schedule(self, schedule_id: str, note: str | None = None) -> Schedule:
+        """Pause a schedule: no run starts until it is resumed; the note is kept with it."""
+        return self._send(note_request(schedule_id, "pause", note))
+
+    def resume_schedule(self, schedule_id: str, note: str | None = None) -> Schedule:
+        """Resume a paused schedule; runs missed while paused do not start."""
+        return self._send(note_request(schedule_id, "resume", note))
+
+    def trigger_schedule(
+        self, schedule_id: str, *, overlap: OverlapPolicy | str | None = None
+    ) -> Schedule:
+        """Start one occurrence now, also when paused (overlap: the service's `allowAll`)."""
+        return self._send(trigger_schedule_request(schedule_id, overlap))
+
+    def backfill_schedule(
+        self,
+        schedule_id: str,
+        *,
+        start_at: datetime,
+        end_at: datetime,
+        overlap: OverlapPolicy | str | None = None,
+    ) -> Schedule:
+        """Start one occurrence per run time of the spec in a past range, with its nominal time."""
+        return self._send(backfill_schedule_request(schedule_id, start_at, end_at, overlap))
+
+    def delete_schedule(self, schedule_id: str) -> None:
+        """Delete a schedule; occurrences already started run on as tasks."""
+        self._send(delete_schedule_request(schedule_id))

@@ -22,6 +22,9 @@ class ErrorCode(StrEnum):
     TASK_NOT_FOUND = "TASK_NOT_FOUND"
     NOT_FOUND = "NOT_FOUND"
     TASK_CONFLICT = "TASK_CONFLICT"
+    SCHEDULE_NOT_FOUND = "SCHEDULE_NOT_FOUND"
+    SCHEDULE_CONFLICT = "SCHEDULE_CONFLICT"
+    SCHEDULE_LIMIT_EXCEEDED = "SCHEDULE_LIMIT_EXCEEDED"
     FAILED_PRECONDITION = "FAILED_PRECONDITION"
     METHOD_NOT_ALLOWED = "METHOD_NOT_ALLOWED"
     UNSUPPORTED_MEDIA_TYPE = "UNSUPPORTED_MEDIA_TYPE"
@@ -111,6 +114,18 @@ class TaskConflictError(DelayedTaskError):
     """A task with this id exists with another specification."""
 
 
+class ScheduleNotFoundError(DelayedTaskError):
+    """No schedule has this id for the caller's owner."""
+
+
+class ScheduleConflictError(DelayedTaskError):
+    """A schedule with this id exists with another specification."""
+
+
+class ScheduleLimitExceededError(DelayedTaskError):
+    """The owner has the configured maximum number of schedules; nothing was created."""
+
+
 class FailedPreconditionError(DelayedTaskError):
     """The task's status does not allow the action."""
 
@@ -143,6 +158,9 @@ _CLASS_BY_CODE: dict[str, type[DelayedTaskError]] = {
     ErrorCode.TASK_NOT_FOUND: TaskNotFoundError,
     ErrorCode.NOT_FOUND: NotFoundError,
     ErrorCode.TASK_CONFLICT: TaskConflictError,
+    ErrorCode.SCHEDULE_NOT_FOUND: ScheduleNotFoundError,
+    ErrorCode.SCHEDULE_CONFLICT: ScheduleConflictError,
+    ErrorCode.SCHEDULE_LIMIT_EXCEEDED: ScheduleLimitExceededError,
     ErrorCode.FAILED_PRECONDITION: FailedPreconditionError,
     ErrorCode.METHOD_NOT_ALLOWED: MethodNotAllowedError,
     ErrorCode.UNSUPPORTED_MEDIA_TYPE: UnsupportedMediaTypeError,

@@ -320,7 +320,7 @@ class ClientCore:
         if not outcome.is_success:
             raise error_from_response(outcome)
         try:
-            data = json.loads(outcome.content)
+            data = json.loads(outcome.content) if outcome.content else None
             return request.decode(outcome.status_code, data, outcome.headers.get(REQUEST_ID_HEADER))
         except (ValueError, TypeError, AttributeError, KeyError) as exc:
             raise DelayedTaskError(

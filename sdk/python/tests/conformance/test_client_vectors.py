@@ -17,6 +17,7 @@ from delayed_tasks import (
     ErrorDetail,
     NewTask,
     RetryPolicy,
+    ScheduleTaskSpec,
 )
 
 from ..wire import camel, mismatches, to_wire
@@ -62,6 +63,24 @@ def call(client: Client, operation: str, given: dict[str, Any]) -> Any:
             return client.list(**kwargs)
         case "listAll":
             return {"tasks": list(client.list_all(**kwargs))}
+        case "createSchedule":
+            task = ScheduleTaskSpec(**native(kwargs.pop("task")))
+            return client.create_schedule(kwargs.pop("schedule_id"), task=task, **kwargs)
+        case "updateSchedule":
+            if "task" in kwargs:
+                kwargs["task"] = ScheduleTaskSpec(**native(kwargs["task"]))
+            return client.update_schedule(kwargs.pop("schedule_id"), **kwargs)
+        case "listSchedules":
+            return client.list_schedules(**kwargs)
+        case (
+            "getSchedule"
+            | "pauseSchedule"
+            | "resumeSchedule"
+            | "triggerSchedule"
+            | "backfillSchedule"
+            | "deleteSchedule"
+        ):
+            return getattr(client, snake(operation))(kwargs.pop("schedule_id"), **kwargs)
     raise AssertionError(f"unknown operation {operation}")
 
 

@@ -10,6 +10,15 @@ export interface Callback<P = Record<string, unknown>> {
   executeAt: Date;
   attempt: number;
   traceId: string | null;
+  /** Set when the task is an occurrence of a schedule; null for a one-shot task. */
+  schedule: CallbackSchedule | null;
+}
+
+/** The schedule an occurrence runs for. */
+export interface CallbackSchedule {
+  scheduleId: string;
+  /** The nominal time the occurrence runs for (before jitter; for a backfill, the past run time). */
+  scheduledAt: Date;
 }
 
 /** Parses raw callback bytes; throws CallbackRejectedError('invalid_body') on anything else. */
@@ -35,7 +44,8 @@ export function parseCallback(body: string | Uint8Array): Callback {
     typeof fields.executeAt === 'string' &&
     !Number.isNaN(Date.parse(fields.executeAt)) &&
     typeof fields.attempt === 'number' &&
-    (fields.traceId === null || fields.traceId === undefined || typeof fields.traceId === 'string');
+    (fields.traceId === null || fields.traceId === undefined || typeof fields.traceId === 'string') &&
+    (fields.schedule === null || fields.schedule === undefined || isSchedule(fields.schedule));
   if (!valid) throw new CallbackRejectedError('invalid_body', 'body is not a callback');
   return {
     taskId: fields.taskId as string,
@@ -45,5 +55,20 @@ export function parseCallback(body: string | Uint8Array): Callback {
     executeAt: new Date(fields.executeAt as string),
     attempt: fields.attempt as number,
     traceId: (fields.traceId as string | null | undefined) ?? null,
+    schedule: isSchedule(fields.schedule)
+      ? { scheduleId: fields.schedule.scheduleId, scheduledAt: new Date(fields.schedule.scheduledAt) }
+      : null,
   };
+}
+
+function isSchedule(value: unknown): value is { scheduleId: string; scheduledAt: string } {
+  const schedule = value as Record<string, unknown> | null;
+  return (
+    schedule !== null &&
+    typeof schedule === 'object' &&
+    !Array.isArray(schedule) &&
+    typeof schedule.scheduleId === 'string' &&
+    typeof schedule.scheduledAt === 'string' &&
+    !Number.isNaN(Date.parse(schedule.scheduledAt))
+  );
 }

@@ -16,8 +16,20 @@ import {
   ATTEMPT_OUTCOMES,
   KNOWN_ERROR_CODES,
   TASK_STATUSES,
+  DelayedTasksClient,
+  OVERLAP_POLICIES,
   type Attempt,
+  type BackfillScheduleInput,
+  type CreateScheduleInput,
   type CreateTaskInput,
+  type ListSchedulesQuery,
+  type Schedule,
+  type ScheduleOccurrence,
+  type SchedulePage,
+  type ScheduleSummary,
+  type ScheduleTask,
+  type ScheduleTaskInput,
+  type UpdateScheduleInput,
   type ErrorBody,
   type ErrorDetail,
   type ListTasksQuery,
@@ -140,7 +152,166 @@ const taskShape: Shape<Task> = {
   attemptHistory: 'optional',
 };
 
+const SCHEDULE = '/api/v1/schedules/{scheduleId}';
+const schedule = response('get', SCHEDULE, '200');
+const scheduleList = response('get', '/api/v1/schedules', '200');
+
+const scheduleTaskShape: Shape<ScheduleTask> = {
+  taskType: 'required',
+  payload: 'optional',
+  payloadVersion: 'required',
+  callbackUrl: 'optional',
+  maxRetries: 'required',
+  timeoutMs: 'required',
+  traceId: 'required, nullable',
+  priority: 'required',
+};
+
+const scheduleShape: Shape<Schedule> = {
+  scheduleId: 'required',
+  owner: 'required',
+  cron: 'required, nullable',
+  every: 'required, nullable',
+  phase: 'required, nullable',
+  timeZone: 'required',
+  startAt: 'required, nullable',
+  endAt: 'required, nullable',
+  maxRuns: 'required, nullable',
+  remainingRuns: 'required, nullable',
+  jitter: 'required, nullable',
+  overlap: 'required',
+  catchupWindow: 'required',
+  pauseOnFailure: 'required',
+  paused: 'required',
+  note: 'required, nullable',
+  task: 'required',
+  nextRunTimes: 'required',
+  recentOccurrences: 'required',
+  occurrencesStarted: 'required',
+  skippedByOverlap: 'required',
+  missedCatchupWindow: 'required',
+  createdAt: 'required',
+  updatedAt: 'required, nullable',
+};
+
+const scheduleSpecShape = {
+  cron: 'optional',
+  every: 'optional',
+  phase: 'optional',
+  timeZone: 'optional',
+  startAt: 'optional',
+  endAt: 'optional',
+  maxRuns: 'optional',
+  jitter: 'optional',
+  overlap: 'optional',
+  catchupWindow: 'optional',
+  pauseOnFailure: 'optional',
+} as const;
+
+const scheduleCases: Array<{ name: string; schema: () => Schema; sdk: Record<string, Mark> }> = [
+  { name: 'Schedule (GET /api/v1/schedules/{scheduleId})', schema: () => schedule, sdk: scheduleShape },
+  {
+    name: 'Schedule (the create answer, 201, and the write verbs)',
+    schema: () => response('post', '/api/v1/schedules', '201'),
+    sdk: scheduleShape,
+  },
+  {
+    // The GET answer always has them; the write verbs' answer omits them for a write-only key.
+    name: 'ScheduleTask (the write verbs answer)',
+    schema: () => property(response('post', `${SCHEDULE}/pause`, '200'), 'task'),
+    sdk: scheduleTaskShape,
+  },
+  {
+    name: 'ScheduleOccurrence (recentOccurrences items)',
+    schema: () => property(schedule, 'recentOccurrences').items ?? {},
+    sdk: {
+      taskId: 'required',
+      scheduledAt: 'required',
+      startedAt: 'required',
+      status: 'required, nullable',
+    } satisfies Shape<ScheduleOccurrence>,
+  },
+  {
+    name: 'ScheduleSummary (list items)',
+    schema: () => property(scheduleList, 'schedules').items ?? {},
+    sdk: {
+      scheduleId: 'required',
+      owner: 'required',
+      taskType: 'required',
+      cron: 'required, nullable',
+      every: 'required, nullable',
+      timeZone: 'required',
+      paused: 'required',
+      note: 'required, nullable',
+      nextRunTime: 'required, nullable',
+    } satisfies Shape<ScheduleSummary>,
+  },
+  {
+    name: 'SchedulePage (the list answer)',
+    schema: () => scheduleList,
+    sdk: { schedules: 'required', nextPageToken: 'required, nullable' } satisfies Shape<SchedulePage>,
+  },
+  {
+    name: 'CreateScheduleInput (the create body)',
+    schema: () => requestBody('post', '/api/v1/schedules'),
+    sdk: {
+      scheduleId: 'required',
+      ...scheduleSpecShape,
+      paused: 'optional',
+      note: 'optional',
+      task: 'required',
+    } satisfies Shape<CreateScheduleInput>,
+  },
+  {
+    name: 'ScheduleTaskInput (the create body task)',
+    schema: () => property(requestBody('post', '/api/v1/schedules'), 'task'),
+    sdk: {
+      taskType: 'required',
+      payload: 'required',
+      callbackUrl: 'optional',
+      maxRetries: 'optional',
+      timeoutMs: 'optional',
+      payloadVersion: 'optional',
+      traceId: 'optional',
+      priority: 'optional',
+    } satisfies Shape<ScheduleTaskInput>,
+  },
+  {
+    name: 'UpdateScheduleInput (the update body)',
+    schema: () => requestBody('patch', SCHEDULE),
+    sdk: {
+      ...scheduleSpecShape,
+      phase: 'optional, nullable',
+      startAt: 'optional, nullable',
+      endAt: 'optional, nullable',
+      maxRuns: 'optional, nullable',
+      jitter: 'optional, nullable',
+      task: 'optional',
+    } satisfies Shape<UpdateScheduleInput>,
+  },
+  {
+    name: 'BackfillScheduleInput (the backfill body)',
+    schema: () => requestBody('post', `${SCHEDULE}/backfill`),
+    sdk: {
+      startAt: 'required',
+      endAt: 'required',
+      overlap: 'optional',
+    } satisfies Shape<BackfillScheduleInput>,
+  },
+  {
+    name: 'the pause and resume body: an optional note',
+    schema: () => requestBody('post', `${SCHEDULE}/pause`),
+    sdk: { note: 'optional' },
+  },
+  {
+    name: 'the trigger body: an optional overlap',
+    schema: () => requestBody('post', `${SCHEDULE}/trigger`),
+    sdk: { overlap: 'optional' },
+  },
+];
+
 const cases: Array<{ name: string; schema: () => Schema; sdk: Record<string, Mark> }> = [
+  ...scheduleCases,
   { name: 'Task (GET /api/v1/tasks/{taskId})', schema: () => task, sdk: taskShape },
   {
     name: 'Task (the create answer, 201)',
@@ -266,6 +437,49 @@ describe('wire types match docs/openapi.json', () => {
     expect(sdk).toEqual(
       Object.fromEntries(parameters.map((p) => [p.name, p.required ? 'required' : 'optional'])),
     );
+  });
+
+  it('ListSchedulesQuery has exactly the list query parameters, all optional', () => {
+    const sdk = {
+      taskType: 'optional',
+      paused: 'optional',
+      owner: 'optional',
+      pageSize: 'optional',
+      pageToken: 'optional',
+    } satisfies Shape<ListSchedulesQuery>;
+    const parameters = (operation('get', '/api/v1/schedules').parameters ?? []).filter(
+      (p) => p.in === 'query',
+    );
+    expect(sdk).toEqual(
+      Object.fromEntries(parameters.map((p) => [p.name, p.required ? 'required' : 'optional'])),
+    );
+  });
+
+  it('OVERLAP_POLICIES is the overlap enum', () => {
+    expect([...OVERLAP_POLICIES].sort()).toEqual(enumOf(property(schedule, 'overlap')).sort());
+  });
+
+  it('the schedule verbs are the operations of /api/v1/schedules', () => {
+    const verbs = Object.entries(document.paths)
+      .filter(([path]) => path.startsWith('/api/v1/schedules'))
+      .flatMap(([, methods]) =>
+        Object.values(methods).map((op) => (op as { operationId?: string }).operationId),
+      );
+    expect(verbs.sort()).toEqual(
+      [
+        'createSchedule',
+        'getSchedule',
+        'listSchedules',
+        'updateSchedule',
+        'pauseSchedule',
+        'resumeSchedule',
+        'triggerSchedule',
+        'backfillSchedule',
+        'deleteSchedule',
+      ].sort(),
+    );
+    for (const verb of verbs)
+      expect(typeof DelayedTasksClient.prototype[verb as keyof DelayedTasksClient]).toBe('function');
   });
 
   it('TASK_STATUSES is the status enum, everywhere the document gives it', () => {

@@ -32,6 +32,9 @@ let keyStore: KeyStore;
 let keys: Record<string, Minted>;
 /** `{"payloads": [...]}` of one payload encrypted with the API's key: `{"secret": SECRET}`. */
 let encrypted: unknown;
+/** The API's log, for its audit lines. */
+let logText = '';
+const logLines: Record<string, unknown>[] = [];
 
 beforeAll(async () => {
   const minted = mintKeys({
@@ -57,7 +60,16 @@ beforeAll(async () => {
   const codec = dataConverter.payloadCodecs![0]!;
   const tasks = new TaskService({ connection, config, policies: new Policies(), dataConverter });
   const metrics = new ApiMetrics({ readCounts: async () => ({ byStatus: {}, oldestOverdueSeconds: 0 }) });
-  app = await buildApp({ config, tasks, metrics, keys: keyStore, codec });
+  const logger = pino(
+    { level: 'info' },
+    {
+      write: (line: string) => {
+        logText += line;
+        logLines.push(JSON.parse(line) as Record<string, unknown>);
+      },
+    },
+  );
+  app = await buildApp({ config, tasks, metrics, keys: keyStore, codec, logger });
   const [payload] = await codec.encode([defaultPayloadConverter.toPayload({ secret: SECRET })]);
   encrypted = {
     payloads: [
@@ -150,3 +162,59 @@ describe('an empty argument list', () => {
     expect(response.json()).toEqual({ payloads: [] });
   });
 });
+
+describe('the audit log of the codec endpoint', () => {
+  it('has one line per call, served or refused, saying who, with what and how it ended; never a secret', async () => {
+    const requestIdsBefore = new Set(audit().map((line) => line.requestId));
+    await decode(`Bearer ${TOKEN}`);
+    await decode(`Bearer ${keys.codec!.key}`);
+    await decode(`Bearer ${keys.tasks!.key}`);
+    await decode(`Bearer ${TOKEN}x`);
+    await decode(undefined, '203.0.113.9');
+    const lines = audit().filter((line) => !requestIdsBefore.has(line.requestId));
+    expect(lines).toEqual([
+      expect.objectContaining({
+        action: 'codecDecode',
+        credential: 'CODEC_AUTH_TOKEN',
+        keyId: null,
+        outcome: 'ok',
+        status: 200,
+        items: 1,
+      }),
+      expect.objectContaining({
+        action: 'codecDecode',
+        credential: 'API key',
+        keyId: keys.codec!.keyId,
+        owner: 'ops',
+        outcome: 'ok',
+        items: 1,
+      }),
+      expect.objectContaining({
+        action: 'codecDecode',
+        keyId: keys.tasks!.keyId,
+        outcome: 'PERMISSION_DENIED',
+        status: 403,
+      }),
+      expect.objectContaining({
+        action: 'codecDecode',
+        outcome: 'UNAUTHENTICATED',
+        authFailure: 'malformed',
+      }),
+      expect.objectContaining({
+        action: 'codecDecode',
+        outcome: 'UNAUTHENTICATED',
+        authFailure: 'missing',
+        ip: '203.0.113.9',
+        status: 401,
+      }),
+    ]);
+    for (const line of lines.slice(2)) expect(line).not.toHaveProperty('credential');
+    expect(logText).not.toContain(TOKEN);
+    expect(logText).not.toContain(keys.codec!.key);
+    expect(secretIn(logText)).toBe(false);
+  });
+});
+
+function audit(): Record<string, unknown>[] {
+  return logLines.filter((line) => line.msg === 'audit').map((line) => line.audit as Record<string, unknown>);
+}

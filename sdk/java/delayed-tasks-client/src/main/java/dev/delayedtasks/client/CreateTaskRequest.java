@@ -21,7 +21,7 @@ import java.util.Objects;
 public final class CreateTaskRequest {
   private final String taskType;
   private final Object payload;
-  private final Schedule schedule;
+  private final When schedule;
   private final String callbackUrl;
   private final String taskId;
   private final Integer maxRetries;
@@ -33,7 +33,7 @@ public final class CreateTaskRequest {
   private CreateTaskRequest(Builder b) {
     this.taskType = b.taskType;
     this.payload = b.payload;
-    this.schedule = new Schedule(b.delay, b.executeAt);
+    this.schedule = new When(b.delay, b.executeAt);
     this.callbackUrl = b.callbackUrl;
     this.taskId = b.taskId;
     this.maxRetries = b.maxRetries;

@@ -32,6 +32,7 @@ import java.util.UUID;
  */
 public final class DelayedTasksClient {
   private static final String TASKS = "/api/v1/tasks";
+  private static final String SCHEDULES = "/api/v1/schedules";
 
   private final Transport transport;
 
@@ -169,6 +170,98 @@ public final class DelayedTasksClient {
   public TaskPager listAll(ListTasksRequest request) {
     Objects.requireNonNull(request, "request");
     return new TaskPager(this::list, request);
+  }
+
+  // ------------------------------------------------------------------ schedules
+
+  /**
+   * Creates a recurring task. Each occurrence is one task, its id {@code <scheduleId>-<nominal
+   * time>}.
+   *
+   * @return the schedule, and whether this call created it (false: the same id and spec existed)
+   */
+  public CreateScheduleResult createSchedule(CreateScheduleRequest request) {
+    Objects.requireNonNull(request, "request");
+    Transport.Answer answer = transport.send("POST", SCHEDULES, Map.of(), request.toBody());
+    return new CreateScheduleResult(Schedule.from(answer.body()), answer.status() == 201);
+  }
+
+  /** The schedule with its next run times (from Temporal) and recent occurrences. */
+  public Schedule getSchedule(String scheduleId) {
+    return schedule("GET", scheduleId, "", null);
+  }
+
+  /** One page of schedules, by id. */
+  public SchedulePage listSchedules(ListSchedulesRequest request) {
+    Objects.requireNonNull(request, "request");
+    return SchedulePage.from(transport.send("GET", SCHEDULES, request.query(), null).body());
+  }
+
+  /** Changes a schedule; the service checks the result as a create before it takes effect. */
+  public Schedule updateSchedule(String scheduleId, UpdateScheduleRequest request) {
+    Objects.requireNonNull(request, "request");
+    return schedule("PATCH", scheduleId, "", request.toBody());
+  }
+
+  /** Pauses a schedule: no run starts until it is resumed. The note is kept with it. */
+  public Schedule pauseSchedule(String scheduleId, String note) {
+    return schedule("POST", scheduleId, "/pause", noteBody(note));
+  }
+
+  public Schedule pauseSchedule(String scheduleId) {
+    return pauseSchedule(scheduleId, null);
+  }
+
+  /** Resumes a paused schedule; runs missed while paused do not start. */
+  public Schedule resumeSchedule(String scheduleId, String note) {
+    return schedule("POST", scheduleId, "/resume", noteBody(note));
+  }
+
+  public Schedule resumeSchedule(String scheduleId) {
+    return resumeSchedule(scheduleId, null);
+  }
+
+  /** Starts one occurrence now, also when paused, with this overlap policy. */
+  public Schedule triggerSchedule(String scheduleId, OverlapPolicy overlap) {
+    ObjectNode body = Payloads.newObject();
+    if (overlap != null) {
+      body.put("overlap", overlap.wireName());
+    }
+    return schedule("POST", scheduleId, "/trigger", body);
+  }
+
+  /** Starts one occurrence now (the service's overlap default for a trigger: allowAll). */
+  public Schedule triggerSchedule(String scheduleId) {
+    return triggerSchedule(scheduleId, null);
+  }
+
+  /** Starts one occurrence per run time of the spec in a past range, each with its nominal time. */
+  public Schedule backfillSchedule(String scheduleId, BackfillScheduleRequest request) {
+    Objects.requireNonNull(request, "request");
+    return schedule("POST", scheduleId, "/backfill", request.toBody());
+  }
+
+  /** Deletes a schedule; occurrences already started run on as tasks. */
+  public void deleteSchedule(String scheduleId) {
+    transport.send("DELETE", schedulePath(scheduleId, ""), Map.of(), null);
+  }
+
+  private Schedule schedule(String method, String scheduleId, String suffix, ObjectNode body) {
+    return Schedule.from(
+        transport.send(method, schedulePath(scheduleId, suffix), Map.of(), body).body());
+  }
+
+  private static ObjectNode noteBody(String note) {
+    ObjectNode body = Payloads.newObject();
+    if (note != null) {
+      body.put("note", note);
+    }
+    return body;
+  }
+
+  private static String schedulePath(String scheduleId, String suffix) {
+    Objects.requireNonNull(scheduleId, "scheduleId");
+    return SCHEDULES + "/" + PathEncoding.encode(scheduleId) + suffix;
   }
 
   private static String taskPath(String taskId, String suffix) {

@@ -16,13 +16,13 @@ public final class ReplayRequest {
   private final Object payload;
   private final Integer payloadVersion;
   private final Integer maxRetries;
-  private final Schedule schedule;
+  private final When schedule;
 
   private ReplayRequest(Builder b) {
     this.payload = b.payload;
     this.payloadVersion = b.payloadVersion;
     this.maxRetries = b.maxRetries;
-    this.schedule = new Schedule(b.delay, b.executeAt);
+    this.schedule = new When(b.delay, b.executeAt);
   }
 
   public static Builder builder() {

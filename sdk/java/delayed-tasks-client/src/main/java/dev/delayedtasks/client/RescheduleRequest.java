@@ -8,21 +8,20 @@ import java.util.Objects;
 
 /** A new time for a {@code SCHEDULED} task: exactly one of a delay or an absolute time. */
 public final class RescheduleRequest {
-  private final Schedule schedule;
+  private final When schedule;
 
-  private RescheduleRequest(Schedule schedule) {
+  private RescheduleRequest(When schedule) {
     this.schedule = schedule;
   }
 
   /** Run after this delay from now (sent as {@code delaySeconds}). */
   public static RescheduleRequest delay(Duration delay) {
-    return new RescheduleRequest(new Schedule(Objects.requireNonNull(delay, "delay"), null));
+    return new RescheduleRequest(new When(Objects.requireNonNull(delay, "delay"), null));
   }
 
   /** Run at this instant. */
   public static RescheduleRequest executeAt(Instant executeAt) {
-    return new RescheduleRequest(
-        new Schedule(null, Objects.requireNonNull(executeAt, "executeAt")));
+    return new RescheduleRequest(new When(null, Objects.requireNonNull(executeAt, "executeAt")));
   }
 
   /** Run at this time (sent in UTC). */

@@ -1,52 +1,100 @@
 package dev.delayedtasks.client;
 
-import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.databind.JsonNode;
 import dev.delayedtasks.client.internal.Json;
-import dev.delayedtasks.client.internal.Reasons;
-import java.math.BigDecimal;
-import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
- * When a task runs: a delay or an absolute time, written as {@code delaySeconds} or {@code
- * executeAt}. Package-private: requests expose it through their builders.
+ * A recurring task as the API returns it: its spec as stored, its policies, paused state and note,
+ * the next run times (from Temporal) and the recent occurrences. Nullable components say so.
+ *
+ * @param scheduleId the client-chosen id
+ * @param owner the owner of the API key that created it
+ * @param cron the cron expression, or null for an interval
+ * @param every the interval ({@code 15m}), or null for a cron
+ * @param phase the interval's offset, or null
+ * @param timeZone the IANA time zone the cron is read in
+ * @param startAt no run before it, or null
+ * @param endAt no run after it, or null
+ * @param maxRuns the run limit, or null
+ * @param remainingRuns runs left under the limit, or null without one
+ * @param jitter the jitter ({@code 30s}), or null
+ * @param overlap the overlap policy
+ * @param catchupWindow how late a missed run may still start after an outage
+ * @param pauseOnFailure whether a failed occurrence pauses the schedule
+ * @param paused whether it is paused
+ * @param note the note of the last pause or resume, or null
+ * @param task the task every occurrence runs
+ * @param nextRunTimes the next nominal run times; empty after the last run
+ * @param recentOccurrences the newest occurrences, oldest first
+ * @param occurrencesStarted occurrences started so far
+ * @param skippedByOverlap runs not started because of the overlap policy
+ * @param missedCatchupWindow runs dropped after an outage, older than the catch-up window
+ * @param createdAt when it was created
+ * @param updatedAt when it was last changed, or null
  */
-record Schedule(Duration delay, Instant executeAt) {
-  static final Schedule NONE = new Schedule(null, null);
+public record Schedule(
+    String scheduleId,
+    String owner,
+    String cron,
+    String every,
+    String phase,
+    String timeZone,
+    Instant startAt,
+    Instant endAt,
+    Integer maxRuns,
+    Integer remainingRuns,
+    String jitter,
+    OverlapPolicy overlap,
+    String catchupWindow,
+    boolean pauseOnFailure,
+    boolean paused,
+    String note,
+    ScheduleTask task,
+    List<Instant> nextRunTimes,
+    List<ScheduleOccurrence> recentOccurrences,
+    int occurrencesStarted,
+    int skippedByOverlap,
+    int missedCatchupWindow,
+    Instant createdAt,
+    Instant updatedAt) {
 
-  boolean isEmpty() {
-    return delay == null && executeAt == null;
+  public Schedule {
+    nextRunTimes = List.copyOf(nextRunTimes);
+    recentOccurrences = List.copyOf(recentOccurrences);
   }
 
-  /**
-   * Refused before sending: both set, neither set when one is required (create, reschedule), or a
-   * negative delay.
-   */
-  void check(boolean required) {
-    if (delay != null && executeAt != null) {
-      throw DelayedTaskException.invalidArgument(
-          "delaySeconds", required ? Reasons.EXACTLY_ONE_SCHEDULE : Reasons.AT_MOST_ONE_SCHEDULE);
-    }
-    if (required && isEmpty()) {
-      throw DelayedTaskException.invalidArgument("delaySeconds", Reasons.EXACTLY_ONE_SCHEDULE);
-    }
-    if (delay != null && delay.isNegative()) {
-      throw DelayedTaskException.invalidArgument("delaySeconds", Reasons.NEGATIVE);
-    }
-  }
-
-  void writeTo(ObjectNode body) {
-    if (delay != null) {
-      body.put("delaySeconds", seconds(delay));
-    }
-    if (executeAt != null) {
-      body.put("executeAt", Json.formatTime(executeAt));
-    }
-  }
-
-  /** Seconds with millisecond precision, written as an integer when whole: 1800, 1.5, 0.25. */
-  static BigDecimal seconds(Duration delay) {
-    BigDecimal seconds = BigDecimal.valueOf(delay.toMillis(), 3).stripTrailingZeros();
-    return seconds.scale() < 0 ? seconds.setScale(0) : seconds;
+  static Schedule from(JsonNode node) {
+    List<Instant> runs = new ArrayList<>();
+    node.path("nextRunTimes").forEach(time -> runs.add(Json.parseTime(time.asText())));
+    List<ScheduleOccurrence> occurrences = new ArrayList<>();
+    node.path("recentOccurrences").forEach(o -> occurrences.add(ScheduleOccurrence.from(o)));
+    return new Schedule(
+        Json.text(node, "scheduleId"),
+        Json.text(node, "owner"),
+        Json.text(node, "cron"),
+        Json.text(node, "every"),
+        Json.text(node, "phase"),
+        Json.text(node, "timeZone"),
+        Json.time(node, "startAt"),
+        Json.time(node, "endAt"),
+        Json.integer(node, "maxRuns"),
+        Json.integer(node, "remainingRuns"),
+        Json.text(node, "jitter"),
+        OverlapPolicy.fromWire(Json.text(node, "overlap")),
+        Json.text(node, "catchupWindow"),
+        node.path("pauseOnFailure").asBoolean(),
+        node.path("paused").asBoolean(),
+        Json.text(node, "note"),
+        ScheduleTask.from(node.path("task")),
+        runs,
+        occurrences,
+        node.path("occurrencesStarted").asInt(),
+        node.path("skippedByOverlap").asInt(),
+        node.path("missedCatchupWindow").asInt(),
+        Json.time(node, "createdAt"),
+        Json.time(node, "updatedAt"));
   }
 }

@@ -1,6 +1,7 @@
 package dev.delayedtasks.client;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.NullNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.delayedtasks.client.internal.Json;
 import java.io.IOException;
@@ -151,6 +152,9 @@ final class Transport {
   }
 
   private static JsonNode parseSuccess(HttpResponse<byte[]> response) {
+    if (response.body().length == 0) {
+      return NullNode.getInstance(); // 204 No Content (a delete)
+    }
     try {
       return Json.parse(response.body());
     } catch (IOException e) {

@@ -122,7 +122,9 @@ class ConformanceTest {
 
   private static void clientCase(JsonNode testCase) throws Exception {
     String operation = testCase.path("operation").asText();
-    assertTrue(OPERATIONS.contains(operation), "unknown operation " + operation);
+    assertTrue(
+        OPERATIONS.contains(operation) || ScheduleVectors.OPERATIONS.contains(operation),
+        "unknown operation " + operation);
     JsonNode input = testCase.path("input");
     if (usesLocalTime(input) || unrepresentable(operation, input)) {
       compileTimeOnly();
@@ -168,7 +170,9 @@ class ConformanceTest {
         if (error != null) {
           throw new AssertionError("unexpected error " + error, error);
         }
-        if (expect.has("result")) {
+        if (expect.has("result") && expect.get("result").isNull()) {
+          ScheduleVectors.assertNullResult(expect.get("result"), result);
+        } else if (expect.has("result")) {
           assertSubset(expect.get("result"), Results.toJson(result), "result");
         }
       }
@@ -272,6 +276,9 @@ class ConformanceTest {
   }
 
   private static Object invoke(DelayedTasksClient client, String operation, JsonNode input) {
+    if (ScheduleVectors.OPERATIONS.contains(operation)) {
+      return ScheduleVectors.invoke(client, operation, input);
+    }
     Set<String> known =
         switch (operation) {
           case "create" ->
@@ -716,6 +723,9 @@ class ConformanceTest {
     private Results() {}
 
     static JsonNode toJson(Object result) {
+      if (ScheduleVectors.handles(result)) {
+        return ScheduleVectors.toJson(result);
+      }
       if (result instanceof CreateResult r) {
         ObjectNode node = (ObjectNode) task(r.task());
         ObjectNode out = JsonNodeFactory.instance.objectNode();
@@ -774,6 +784,13 @@ class ConformanceTest {
         out.put("executeAt", Json.formatTime(c.executeAt()));
         out.put("attempt", c.attempt());
         out.put("traceId", c.traceId());
+        if (c.schedule() == null) {
+          out.putNull("schedule");
+        } else {
+          out.putObject("schedule")
+              .put("scheduleId", c.schedule().scheduleId())
+              .put("scheduledAt", Json.formatTime(c.schedule().scheduledAt()));
+        }
         return out;
       }
       throw new AssertionError("no JSON form for " + result);

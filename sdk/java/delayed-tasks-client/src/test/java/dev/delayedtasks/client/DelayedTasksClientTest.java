@@ -156,10 +156,10 @@ class DelayedTasksClientTest {
 
   @Test
   void delaysAreSecondsWithMillisecondPrecision() throws IOException {
-    assertEquals("1800", Schedule.seconds(Duration.ofMinutes(30)).toPlainString());
-    assertEquals("0.25", Schedule.seconds(Duration.ofMillis(250)).toPlainString());
-    assertEquals("0", Schedule.seconds(Duration.ZERO).toPlainString());
-    assertEquals("1.001", Schedule.seconds(Duration.ofNanos(1_001_999_999)).toPlainString());
+    assertEquals("1800", When.seconds(Duration.ofMinutes(30)).toPlainString());
+    assertEquals("0.25", When.seconds(Duration.ofMillis(250)).toPlainString());
+    assertEquals("0", When.seconds(Duration.ZERO).toPlainString());
+    assertEquals("1.001", When.seconds(Duration.ofNanos(1_001_999_999)).toPlainString());
   }
 
   @Test

@@ -19,6 +19,7 @@ import java.time.format.DateTimeParseException;
  * @param executeAt when the task was due
  * @param attempt 1 for the first attempt
  * @param traceId the caller's trace id, or null
+ * @param schedule the schedule and nominal time an occurrence runs for; null for a one-shot task
  */
 public record Callback(
     String taskId,
@@ -27,7 +28,29 @@ public record Callback(
     int payloadVersion,
     Instant executeAt,
     int attempt,
-    String traceId) {
+    String traceId,
+    CallbackSchedule schedule) {
+
+  /** A one-shot task's callback (no schedule). */
+  public Callback(
+      String taskId,
+      String taskType,
+      ObjectNode payload,
+      int payloadVersion,
+      Instant executeAt,
+      int attempt,
+      String traceId) {
+    this(taskId, taskType, payload, payloadVersion, executeAt, attempt, traceId, null);
+  }
+
+  /**
+   * The schedule an occurrence runs for.
+   *
+   * @param scheduleId the schedule's id
+   * @param scheduledAt the nominal time the occurrence runs for (before jitter; for a backfill, the
+   *     past run time)
+   */
+  public record CallbackSchedule(String scheduleId, Instant scheduledAt) {}
 
   /**
    * Parses the raw body of a callback.
@@ -65,7 +88,23 @@ public record Callback(
         requireInt(node, "payloadVersion"),
         executeAt,
         requireInt(node, "attempt"),
-        traceId == null || traceId.isNull() ? null : traceId.asText());
+        traceId == null || traceId.isNull() ? null : traceId.asText(),
+        schedule(node.get("schedule")));
+  }
+
+  private static CallbackSchedule schedule(JsonNode node) {
+    if (node == null || node.isNull()) {
+      return null;
+    }
+    if (!node.isObject()) {
+      throw invalid("schedule is not an object", null);
+    }
+    try {
+      return new CallbackSchedule(
+          requireText(node, "scheduleId"), Json.parseTime(requireText(node, "scheduledAt")));
+    } catch (DateTimeParseException e) {
+      throw invalid("schedule.scheduledAt is not an RFC 3339 time", e);
+    }
   }
 
   /** The payload bound to a type with Jackson (e.g. a record of the task type's fields). */

@@ -9,14 +9,19 @@ import static org.junit.jupiter.api.Assertions.fail;
 
 import com.sun.net.httpserver.HttpServer;
 import dev.delayedtasks.client.CreateResult;
+import dev.delayedtasks.client.CreateScheduleRequest;
 import dev.delayedtasks.client.CreateTaskRequest;
 import dev.delayedtasks.client.CreateTasksItem;
 import dev.delayedtasks.client.DelayedTaskException;
 import dev.delayedtasks.client.DelayedTasksClient;
 import dev.delayedtasks.client.ErrorCode;
+import dev.delayedtasks.client.ListSchedulesRequest;
 import dev.delayedtasks.client.ListTasksRequest;
+import dev.delayedtasks.client.OverlapPolicy;
 import dev.delayedtasks.client.ReplayRequest;
 import dev.delayedtasks.client.RescheduleRequest;
+import dev.delayedtasks.client.Schedule;
+import dev.delayedtasks.client.ScheduleTaskRequest;
 import dev.delayedtasks.client.Task;
 import dev.delayedtasks.client.TaskStatus;
 import dev.delayedtasks.client.callback.Callback;
@@ -324,5 +329,60 @@ class LiveScenariosIT {
             .stream()
             .anyMatch(s -> s.taskId().equals(taskId)),
         "the list pages through to the task");
+  }
+
+  @Test
+  void aScheduleIsCreatedPausedResumedTriggeredAndDeleted() throws Exception {
+    String scheduleId = id("schedule");
+    CreateScheduleRequest request =
+        CreateScheduleRequest.builder()
+            .scheduleId(scheduleId)
+            .every("1h")
+            .task(
+                ScheduleTaskRequest.builder()
+                    .taskType("java.live.deliver")
+                    .payload(Map.of("n", 7))
+                    .callbackUrl(callbackUrl)
+                    .build())
+            .build();
+    assertTrue(client.createSchedule(request).created());
+    assertFalse(client.createSchedule(request).created(), "the same spec again is a repeat");
+    Schedule schedule = client.getSchedule(scheduleId);
+    assertEquals("1h", schedule.every());
+    assertEquals(OverlapPolicy.SKIP, schedule.overlap());
+    assertEquals(10, schedule.nextRunTimes().size());
+    assertTrue(
+        client
+            .listSchedules(ListSchedulesRequest.builder().taskType("java.live.deliver").build())
+            .schedules()
+            .stream()
+            .anyMatch(s -> s.scheduleId().equals(scheduleId)));
+    Schedule paused = client.pauseSchedule(scheduleId, "paused by the SDK test");
+    assertTrue(paused.paused());
+    assertEquals("paused by the SDK test", paused.note());
+    assertFalse(client.resumeSchedule(scheduleId, "resumed by the SDK test").paused());
+
+    client.triggerSchedule(scheduleId);
+    Instant deadline = Instant.now().plus(DELIVERY_TIMEOUT);
+    Callback occurrence = null;
+    while (occurrence == null) {
+      for (Callback callback : delivered) {
+        if (callback.schedule() != null && callback.schedule().scheduleId().equals(scheduleId)) {
+          occurrence = callback;
+        }
+      }
+      if (occurrence == null && Instant.now().isAfter(deadline)) {
+        fail("the triggered occurrence of " + scheduleId + " did not call back");
+      }
+      Thread.sleep(100);
+    }
+    String nominal = occurrence.schedule().scheduledAt().truncatedTo(ChronoUnit.SECONDS).toString();
+    assertEquals(scheduleId + "-" + nominal, occurrence.taskId());
+
+    client.deleteSchedule(scheduleId);
+    DelayedTaskException gone =
+        assertThrows(DelayedTaskException.class, () -> client.getSchedule(scheduleId));
+    assertEquals("SCHEDULE_NOT_FOUND", gone.rawCode());
+    assertEquals(404, gone.status());
   }
 }
