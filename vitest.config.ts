@@ -18,7 +18,7 @@ export default defineConfig({
       {
         test: {
           name: 'integration',
-          include: ['test/integration/**/*.test.ts'],
+          include: ['test/integration/**/*.test.ts', 'test/workflows/**/*.test.ts'],
           pool: 'forks',
           globalSetup: ['test/global-setup.ts'],
           testTimeout: 60_000,

@@ -18,6 +18,7 @@ import { signWebhook, webhookId } from '../security/webhook-signature.js';
 import { DEFAULT_OWNER, parseWorkflowId } from '../shared/owner.js';
 import { CallbackFailureType, type CallbackFailureDetails } from '../shared/task.js';
 import { classifyResponse, type CallbackResult } from './classify.js';
+import type { TraceSend } from '../shared/trace-send.js';
 
 /** The body every callback receives. */
 export interface CallbackBody {
@@ -78,6 +79,8 @@ export interface CallbackDeps {
    * flight ends as a retryable failure, recorded, instead of being lost with the process.
    */
   stopping?: AbortSignal;
+  /** Tracing on: each send in a client span whose `traceparent` replaces the one made from `traceId`. */
+  traceSend?: TraceSend;
 }
 
 const noopObserver: CallbackObserver = { attempted: () => undefined, fired: () => undefined };
@@ -126,6 +129,7 @@ export function createActivities(deps: CallbackDeps = {}) {
     headersFor,
     headerSecrets: deps.headerSecrets ?? new HeaderSecrets(envSecret),
     maxResponseBytes: deps.maxResponseBytes ?? 64 * 1024,
+    traceSend: deps.traceSend,
   };
 
   async function deliverCallback(input: CallbackInput): Promise<{ statusCode: number }> {
@@ -196,6 +200,7 @@ interface SendOptions {
   headersFor: (taskType: string) => Readonly<Record<string, HeaderSource>>;
   headerSecrets: HeaderSecrets;
   maxResponseBytes: number;
+  traceSend: TraceSend | undefined;
 }
 
 /** A callback our own configuration cannot send yet: the task waits without spending an attempt. */
@@ -272,7 +277,17 @@ async function post(
   };
   const traceparent = toTraceparent(input.traceId, input.taskId, input.attempt);
   if (traceparent) headers.traceparent = traceparent;
+  const sendIt = () => sendPost(input, send, headers, text, attempt.cancellation);
+  return send.traceSend ? send.traceSend(input.callbackUrl, headers, sendIt) : sendIt();
+}
 
+async function sendPost(
+  input: CallbackInput,
+  send: SendOptions,
+  headers: Record<string, string>,
+  text: string,
+  cancellation: AbortSignal,
+): Promise<CallbackResult> {
   const timeout = AbortSignal.timeout(input.timeoutMs);
   try {
     const response = await request(input.callbackUrl, {
@@ -280,7 +295,7 @@ async function post(
       headers,
       body: text,
       dispatcher: send.dispatcher,
-      signal: AbortSignal.any([timeout, attempt.cancellation]),
+      signal: AbortSignal.any([timeout, cancellation]),
       headersTimeout: input.timeoutMs,
       bodyTimeout: input.timeoutMs,
     });
@@ -308,11 +323,11 @@ async function post(
         message: `callback timed out after ${input.timeoutMs} ms`,
       };
     }
-    if (attempt.cancellation.aborted) {
+    if (cancellation.aborted) {
       return {
         kind: 'failure',
         type: CallbackFailureType.Retryable,
-        message: `callback cut off: ${describe(attempt.cancellation.reason)}`,
+        message: `callback cut off: ${describe(cancellation.reason)}`,
       };
     }
     if (err instanceof undiciErrors.InvalidArgumentError || err instanceof TypeError) {

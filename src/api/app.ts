@@ -52,6 +52,8 @@ export interface AppOptions {
   draining?: () => boolean;
   /** Fastify's logger option: a pino instance in production, false in quiet tests. */
   logger?: FastifyServerOptions['loggerInstance'] | false;
+  /** Tracing on: installs the request span hooks (`Tracing.traceRequests`, src/observability/tracing.ts). */
+  traceRequests?: (app: FastifyInstance) => void;
 }
 
 declare module 'fastify' {
@@ -90,6 +92,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     // What the router refuses before any route runs answers in the API's envelope like the rest.
     frameworkErrors: (error, _request, reply) => void answerRouterError(error, reply),
   }).withTypeProvider<TypeBoxTypeProvider>();
+  options.traceRequests?.(app);
 
   if (config.http.hstsMaxAgeSeconds > 0) {
     // Only on answers that went out over https (directly, or as a trusted proxy says): browsers

@@ -20,6 +20,7 @@ import { ApiMetrics, taskCountsReader } from './metrics.js';
 import { ScheduleService } from '../schedules/service.js';
 import { ApiShutdown } from './shutdown.js';
 import { TaskService } from '../tasks/service.js';
+import { startTracing } from '../observability/tracing.js';
 
 const config = loadConfig();
 const logger = createLogger(config.logLevel, 'api');
@@ -77,7 +78,15 @@ process.on('SIGHUP', () => {
 const connection = apiConnection(config.temporal);
 const keyring = orExit(logger, () => loadPayloadKeyring(config.encryption));
 const dataConverter = createDataConverter(keyring);
-const tasks = new TaskService({ connection, config, policies, dataConverter });
+// OTEL_* set: spans per request and per task start (nothing of OpenTelemetry is loaded otherwise).
+const tracing = await startTracing(config.tracing, 'api');
+const tasks = new TaskService({
+  connection,
+  config,
+  policies,
+  dataConverter,
+  ...(tracing && { clientInterceptors: tracing.clientInterceptors }),
+});
 const schedules = new ScheduleService({ connection, config, policies, dataConverter }, tasks);
 const metrics = new ApiMetrics({
   readCounts: taskCountsReader(tasks.visibility, config.limits.maxScheduleAheadSeconds * 1000),
@@ -93,6 +102,7 @@ const app = await buildApp({
   keys,
   draining: () => shutdown.draining,
   ...(codec ? { codec } : {}),
+  ...(tracing && { traceRequests: tracing.traceRequests }),
 });
 // The console is the API's peer on the same app: same keys and failed-authentication gate.
 if (config.console.enabled) await app.register(consoleRoutes, { config, tasks, schedules, keys });
@@ -126,6 +136,8 @@ shutdown.onSignals(app, async () => {
   keys?.close();
   metricsServer?.close();
   await connection.close();
+  // Last: the spans of the requests that just finished go out before the process ends.
+  await tracing?.shutdown();
 });
 
 await app.listen({ host: config.api.host, port: config.api.port });

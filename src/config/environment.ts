@@ -9,6 +9,7 @@ import { parseAllowCidr, parseCidr } from '../security/address-rules.js';
 import { isWebhookSecret } from '../security/webhook-signature.js';
 import { DEFAULT_TASK_QUEUE } from '../shared/task-queues.js';
 import { EnvReader, type Env } from './env-reader.js';
+import { readTracing, type TracingConfig } from './tracing.js';
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
@@ -208,9 +209,10 @@ export interface Config {
     /** Origins (the Web UI's) allowed to call the codec endpoint from a browser. */
     corsOrigins: readonly string[];
   };
+  /** OpenTelemetry traces from the standard `OTEL_*` variables (src/observability/tracing.ts). */
+  tracing: TracingConfig;
 }
 
-/** Settings an earlier version read, and what replaced them. */
 const RETIRED: Readonly<Record<string, string>> = {
   TASK_START_DELAY:
     'every task starts at once and sleeps in a workflow timer; tasks started with a start delay before keep working (docs/architecture.md, "Start delay (retired)")',
@@ -395,6 +397,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
       authToken: read.optionalString('CODEC_AUTH_TOKEN'),
       corsOrigins: read.list('CODEC_CORS_ORIGINS', isOrigin, 'an origin such as http://localhost:8233'),
     },
+    tracing: readTracing(read, problems),
   };
   if (config.http.headersTimeoutMs > config.http.requestTimeoutMs) {
     problems.push(

@@ -9,7 +9,8 @@ import { CATCHUP_WINDOW } from '../shared/limits.js';
 import { SEARCH_ATTRIBUTES, TASK_WORKFLOW_TYPE } from '../shared/constants.js';
 import { workflowIdOf } from '../shared/owner.js';
 import type { TaskSpec } from '../shared/task.js';
-import { digest, parseRfc3339 } from '../tasks/input.js';
+import { digest } from '../tasks/fingerprint.js';
+import { parseRfc3339 } from '../tasks/input.js';
 import type { Timing } from './spec.js';
 
 /** The timing and policies as the client gave them, defaults applied: what a schedule's view shows. */

@@ -25,13 +25,22 @@ export interface OccurrenceFacts {
 }
 
 /**
+ * Whether this input starts an occurrence: a schedule's action (marked with its schedule, no nominal
+ * time yet). A replay of an occurrence carries the mark with its nominal time already resolved and
+ * runs as the task it is, still naming its schedule and nominal time to the receiver.
+ */
+export function startsOccurrence(spec: TaskSpec): boolean {
+  return spec.schedule !== undefined && spec.schedule.scheduledAt === undefined;
+}
+
+/**
  * The task an occurrence is: the schedule's task input with the occurrence's own id (its workflow id,
  * less the owner prefix), `Idempotency-Key` (its workflow id: stable across its retries, unique per
- * occurrence), due time (the nominal time, so it calls back at once) and creation time. An input
- * without a schedule mark is returned unchanged.
+ * occurrence), due time (the nominal time, so it calls back at once) and creation time. Any input
+ * that does not start an occurrence is returned unchanged.
  */
 export function occurrenceSpec(spec: TaskSpec, facts: OccurrenceFacts): TaskSpec {
-  if (!spec.schedule) return spec;
+  if (!spec.schedule || !startsOccurrence(spec)) return spec;
   const scheduledAt =
     normalized(facts.scheduledAt) ?? nominalTimeOfWorkflowId(facts.workflowId) ?? facts.startedAt;
   const startedAt = normalized(facts.startedAt) ?? facts.startedAt;

@@ -16,6 +16,7 @@ import {
   RetrySectionSchema,
   SchemasSectionSchema,
 } from './catalog.js';
+import { invalidArgument } from '../errors/catalog.js';
 import { createAjv, toFieldProblems } from '../validation/json-schema.js';
 import { type CallbackGuard, CallbackRefusedError } from '../security/callback-guard.js';
 import { HEADER_NAME_PATTERN, headerProblems, type HeaderSource } from '../security/header-secrets.js';
@@ -176,6 +177,13 @@ export class Policies {
   /** The policy of a task type; undefined when strict and the type is not declared. */
   forType(taskType: string): TaskTypePolicy | undefined {
     return this.declared.get(taskType) ?? (this.strict ? undefined : this.fallback);
+  }
+
+  /** The policy of a task type; refuses (400) a type that a strict file does not declare. */
+  require(taskType: string): TaskTypePolicy {
+    const policy = this.forType(taskType);
+    if (!policy) throw invalidArgument('taskType', 'is not a declared task type (the policy file is strict)');
+    return policy;
   }
 
   /** Every policy, the default one first: one callback worker each. */

@@ -8,8 +8,8 @@ import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import { checkTaskAccess, readableTask, type TaskAccess } from '../auth/principal.js';
 import type { Config } from '../config/environment.js';
 import type { CreateTaskBody, ReplayBody, RescheduleBody, Task } from '../contract/tasks.js';
-import { ApiError, ErrorCode, invalidArgument, taskNotFound } from '../errors/catalog.js';
-import type { Policies, TaskTypePolicy } from '../task-types/policies.js';
+import { ApiError, ErrorCode, taskNotFound } from '../errors/catalog.js';
+import type { Policies } from '../task-types/policies.js';
 import {
   CallbackGuard,
   CallbackRefusedError,
@@ -18,20 +18,24 @@ import {
 } from '../security/callback-guard.js';
 import { TASK_WORKFLOW_TYPE } from '../shared/constants.js';
 import { workflowIdOf } from '../shared/owner.js';
-import { routeNewTask, workflowQueueOf } from '../shared/task-queues.js';
+import { routeNewTask, type TaskRouting } from '../shared/task-queues.js';
 import { initialTaskState, ownerOf, type TaskSpec } from '../shared/task.js';
 import type { TemporalCalls } from '../temporal/calls.js';
 import { isNotRunning, toApiError } from '../temporal/errors.js';
 import { cancelSignal, rescheduleUpdate, type delayedTask } from '../workflows/delayed-task.js';
 import { buildTaskSpec, capped, checkPayload, checkPayloadSchema, resolveWhen } from './input.js';
 import type { TaskReader } from './reader.js';
-import { fingerprintOf, taskStartOptions } from './start-options.js';
+import { fingerprintOf } from './fingerprint.js';
+import { cancelWaitingTask } from './legacy-start-delay.js';
+import { taskStartOptions } from './start-options.js';
 import { cancelledView, toTask } from './views.js';
 
 /** A create that passed every check and has not touched Temporal yet. */
 export interface PreparedCreate {
   readonly spec: TaskSpec;
   readonly fingerprint: string;
+  /** The queue its workflow starts on (`routeNewTask`). */
+  readonly workflowTaskQueue: string;
 }
 
 export interface CreateResult {
@@ -72,8 +76,8 @@ export class TaskCommands {
    */
   async prepare(access: TaskAccess, body: CreateTaskBody): Promise<PreparedCreate> {
     checkTaskAccess(access, { taskType: body.taskType });
-    const policy = this.policyOf(body.taskType);
-    const { callbackTaskQueue, localCallback } = routeNewTask(this.taskQueue, policy);
+    const policy = this.options.policies.require(body.taskType);
+    const { workflowTaskQueue, callbackTaskQueue, localCallback } = routeNewTask(this.taskQueue, policy);
     const { spec, fingerprint, target } = buildTaskSpec(body, {
       owner: access.owner,
       now: this.options.now(),
@@ -86,14 +90,25 @@ export class TaskCommands {
     });
     checkTaskAccess(access, { taskType: spec.taskType, callbackHost: target.parsed.hostname });
     await this.checkCallbackAddresses(target.parsed);
-    return { spec, fingerprint };
+    return { spec, fingerprint, workflowTaskQueue };
   }
 
   /** Starts a prepared task's workflow, or answers the existing identical one. */
-  async commit({ spec, fingerprint }: PreparedCreate): Promise<CreateResult> {
+  async commit({ spec, fingerprint, workflowTaskQueue }: PreparedCreate): Promise<CreateResult> {
+    const created = await this.startUnlessSame(spec, fingerprint, workflowTaskQueue);
+    const state = created ? initialTaskState(spec) : await this.reader.state(spec.owner, spec.taskId);
+    return { task: toTask(state), created };
+  }
+
+  /** True when it started the task; false when an identical one of this id exists; 409 when another does. */
+  private async startUnlessSame(
+    spec: TaskSpec,
+    fingerprint: string,
+    workflowTaskQueue: string,
+  ): Promise<boolean> {
     try {
-      await this.start(spec, fingerprint, workflowQueueOf(spec, this.taskQueue), 'REJECT_DUPLICATE');
-      return { task: toTask(initialTaskState(spec)), created: true };
+      await this.start(spec, fingerprint, workflowTaskQueue, 'REJECT_DUPLICATE');
+      return true;
     } catch (err) {
       if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw toApiError(err);
     }
@@ -104,7 +119,7 @@ export class TaskCommands {
     if (existing.type !== TASK_WORKFLOW_TYPE || existing.memo?.specHash !== fingerprint) {
       throw new ApiError(ErrorCode.TaskConflict, `task ${spec.taskId} exists with a different specification`);
     }
-    return { task: toTask(await this.reader.state(spec.owner, spec.taskId)), created: false };
+    return false;
   }
 
   /** Cancels a SCHEDULED or RUNNING task; a CANCELLED one is a no-op; a finished one is a conflict. */
@@ -124,19 +139,8 @@ export class TaskCommands {
       await this.temporal.call<unknown>(
         () =>
           waiting
-            ? // Started with a start delay by an earlier version (the retired TASK_START_DELAY) and not
-              // due yet: a plain signal would wait in history until then; signal-with-start runs the
-              // workflow now, so the task is CANCELLED at once (a closed run is not restarted).
-              workflow.signalWithStart(TASK_WORKFLOW_TYPE, {
-                ...taskStartOptions(
-                  waiting,
-                  fingerprintOf(waiting),
-                  workflowQueueOf(waiting, this.taskQueue),
-                  'REJECT_DUPLICATE',
-                ),
-                signal: cancelSignal,
-                signalArgs: [request],
-              })
+            ? // Started with a start delay by an earlier version and not due yet.
+              cancelWaitingTask(this.temporal, waiting, this.taskQueue, request)
             : workflow.getHandle(workflowIdOf(access.owner, taskId)).signal(cancelSignal, request),
         taskId,
       );
@@ -194,7 +198,7 @@ export class TaskCommands {
         `only a FAILED or CANCELLED task can be replayed; this one is ${previous.status}`,
       );
     }
-    const policy = this.policyOf(previous.taskType);
+    const policy = this.options.policies.require(previous.taskType);
     const { limits } = this.options.config;
     const payload = (body.payload as Record<string, unknown> | undefined) ?? previous.payload;
     const payloadVersion = body.payloadVersion ?? previous.payloadVersion;
@@ -203,27 +207,31 @@ export class TaskCommands {
     if (body.payload || body.payloadVersion !== undefined)
       checkPayloadSchema(payload, payloadVersion, policy);
     const { workflowTaskQueue, callbackTaskQueue, localCallback } = routeNewTask(this.taskQueue, policy);
+    // The new run's input is the previous one's, every field carried over unless named here (a new
+    // TaskSpec field is carried without an edit), with the routing of today's policy.
+    const {
+      status: _s,
+      attempts: _a,
+      lastError: _l,
+      nextAttemptAt: _n,
+      firedAt: _f,
+      completedAt: _c,
+      attemptHistory: _h,
+      ...carried
+    } = previous;
     const spec: TaskSpec = {
-      taskId,
+      ...(carried satisfies Omit<TaskSpec, keyof TaskRouting | 'retryPolicy'>),
       owner: access.owner,
-      taskType: previous.taskType,
       payload,
       payloadVersion,
       executeAt: new Date(resolveWhen(body, this.options.now(), limits, true)).toISOString(),
-      callbackUrl: previous.callbackUrl,
       maxRetries:
         body.maxRetries === undefined
           ? previous.maxRetries
           : capped('maxRetries', body.maxRetries, policy.maxRetries),
-      timeoutMs: previous.timeoutMs,
-      traceId: previous.traceId,
-      priority: previous.priority,
-      createdAt: previous.createdAt,
       callbackTaskQueue,
       retryPolicy: policy.retry,
       localCallback,
-      // The replayed task is the same effect at the receiver: the same key as its first run had.
-      ...(previous.idempotencyKey !== undefined && { idempotencyKey: previous.idempotencyKey }),
     };
     try {
       await this.start(spec, fingerprintOf(spec), workflowTaskQueue, 'ALLOW_DUPLICATE');
@@ -237,12 +245,6 @@ export class TaskCommands {
       throw toApiError(err, taskId);
     }
     return toTask(initialTaskState(spec));
-  }
-
-  private policyOf(taskType: string): TaskTypePolicy {
-    const policy = this.options.policies.forType(taskType);
-    if (!policy) throw invalidArgument('taskType', 'is not a declared task type (the policy file is strict)');
-    return policy;
   }
 
   private async start(

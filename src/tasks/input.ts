@@ -2,7 +2,6 @@
  * The rules of the create contract that a JSON Schema cannot say: when the task runs, payload
  * limits, callback URL, per-type caps. Pure: `now` and the limits come in as arguments.
  */
-import { createHash } from 'node:crypto';
 import type { Config } from '../config/environment.js';
 import type { TaskTypePolicy } from '../task-types/policies.js';
 import { PAYLOAD_VERSION_DEFAULT, PRIORITY } from '../shared/limits.js';
@@ -12,6 +11,7 @@ import { hostMatches } from '../security/address-rules.js';
 import { CallbackGuard, CallbackRefusedError } from '../security/callback-guard.js';
 import { ApiError, ErrorCode, invalidArgument, PayloadSchemaError } from '../errors/catalog.js';
 import type { CreateTaskBody } from '../contract/tasks.js';
+import { fingerprintOf } from './fingerprint.js';
 
 export type Limits = Config['limits'];
 
@@ -222,12 +222,15 @@ export function buildTaskSpec(
   body: CreateTaskBody,
   ctx: CreateContext,
 ): { spec: TaskSpec; fingerprint: string; target: CallbackTarget } {
-  const target = checkCallbackUrl(body.callbackUrl, ctx.policy, ctx.guard);
   const payload = body.payload as Record<string, unknown>;
   const payloadVersion = body.payloadVersion ?? PAYLOAD_VERSION_DEFAULT;
   checkPayload(payload, ctx.limits);
   checkPayloadSchema(payload, payloadVersion, ctx.policy);
   const executeAtMs = resolveWhen(body, ctx.now, ctx.limits);
+  const maxRetries = capped('maxRetries', body.maxRetries, ctx.policy.maxRetries);
+  const timeoutMs = capped('timeoutMs', body.timeoutMs, ctx.policy.timeoutMs);
+  // Last: the only check that leaves this module (the SSRF rules).
+  const target = checkCallbackUrl(body.callbackUrl, ctx.policy, ctx.guard);
   const spec: TaskSpec = {
     taskId: body.taskId ?? ctx.newTaskId(),
     owner: ctx.owner,
@@ -236,8 +239,8 @@ export function buildTaskSpec(
     payloadVersion,
     executeAt: new Date(executeAtMs).toISOString(),
     callbackUrl: target.url,
-    maxRetries: capped('maxRetries', body.maxRetries, ctx.policy.maxRetries),
-    timeoutMs: capped('timeoutMs', body.timeoutMs, ctx.policy.timeoutMs),
+    maxRetries,
+    timeoutMs,
     traceId: body.traceId ?? null,
     priority: body.priority ?? PRIORITY.default,
     createdAt: new Date(ctx.now).toISOString(),
@@ -249,32 +252,6 @@ export function buildTaskSpec(
   // A retried create with delaySeconds computes a later executeAt: compare what was asked for.
   const when =
     body.delaySeconds !== undefined ? { delaySeconds: body.delaySeconds } : { executeAt: spec.executeAt };
-  const fingerprint = digest({
-    taskType: spec.taskType,
-    payload: spec.payload,
-    payloadVersion: spec.payloadVersion,
-    when,
-    callbackUrl: spec.callbackUrl,
-    maxRetries: spec.maxRetries,
-    timeoutMs: spec.timeoutMs,
-    traceId: spec.traceId,
-    priority: spec.priority,
-  });
+  const fingerprint = fingerprintOf(spec, when);
   return { spec, fingerprint, target };
-}
-
-/** sha256 of canonical JSON (object keys sorted), so key order does not change the fingerprint. */
-export function digest(value: unknown): string {
-  return createHash('sha256').update(canonicalJson(value)).digest('hex');
-}
-
-function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (value !== null && typeof value === 'object') {
-    const entries = Object.entries(value)
-      .filter(([, child]) => child !== undefined)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([key, child]) => `${JSON.stringify(key)}:${canonicalJson(child)}`).join(',')}}`;
-  }
-  return JSON.stringify(value);
 }

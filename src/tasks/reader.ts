@@ -15,8 +15,9 @@ import { initialTaskState, ownerOf, type TaskError, type TaskSpec, type TaskStat
 import type { TemporalCalls } from '../temporal/calls.js';
 import { isNotStartedYet, toApiError } from '../temporal/errors.js';
 import { LOCAL_ACTIVITY_MARKER } from '../temporal/sdk-knowledge.js';
-import { cancelSignal, statusQuery } from '../workflows/delayed-task.js';
-import { eventTimeMs, timestampIso } from './views.js';
+import { statusQuery } from '../workflows/delayed-task.js';
+import { readWaitingTask, startDelayPending } from './legacy-start-delay.js';
+import { eventTimeMs } from './views.js';
 
 const { EventType } = proto.temporal.api.enums.v1;
 type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
@@ -61,12 +62,14 @@ export class TaskReader {
         handle,
         taskId,
         (state): Lookup => ({ state, busy: true }),
-        () => this.waitingTask(workflowId, taskId),
+        () => readWaitingTask(this.temporal, workflowId, taskId, this.now()),
       );
     } catch (err) {
       if (!isNotStartedYet(err)) throw toApiError(err, taskId);
       // Refused before its first workflow task; one may have been scheduled since: ask it again then.
-      found = (await this.waitingTask(workflowId, taskId)) ?? (await this.lookup(owner, taskId));
+      found =
+        (await readWaitingTask(this.temporal, workflowId, taskId, this.now())) ??
+        (await this.lookup(owner, taskId));
     }
     // The workflow id already says the owner; a workflow started by hand under such an id does not count.
     if (ownerOf(found.state) !== owner) throw taskNotFound(taskId);
@@ -112,30 +115,6 @@ export class TaskReader {
     if (!busy) return call;
     call.catch(() => undefined); // answered by now or abandoned: its outcome no longer matters
     return whenBusy(busy);
-  }
-
-  /**
-   * A task whose workflow has not run yet: SCHEDULED as its start input says, or CANCELLED once a
-   * `cancel` signal or a cancel request is in its history (the workflow will honour it before anything
-   * else when it runs, and never call back). Undefined once a workflow task has been scheduled.
-   */
-  private async waitingTask(workflowId: string, taskId: string): Promise<Lookup | undefined> {
-    const events = await this.temporal.history({ workflowId }, 100, taskId);
-    // The workflow has run after all (a signal-with-start, an update): its own answer counts.
-    if (events.some((e) => e.eventType === EventType.EVENT_TYPE_WORKFLOW_TASK_SCHEDULED)) return undefined;
-    const spec = await this.temporal.startInput<TaskSpec>(events, workflowId, taskId);
-    const state = initialTaskState(spec);
-    const cancel = events.find(
-      (event) =>
-        event.eventType === EventType.EVENT_TYPE_WORKFLOW_EXECUTION_CANCEL_REQUESTED ||
-        (event.eventType === EventType.EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED &&
-          event.workflowExecutionSignaledEventAttributes?.signalName === cancelSignal.name),
-    );
-    if (cancel) {
-      state.status = 'CANCELLED';
-      state.completedAt = timestampIso(cancel.eventTime) ?? new Date(this.now()).toISOString();
-    }
-    return { state, waiting: spec };
   }
 
   /**
@@ -199,16 +178,4 @@ function recordedAttempts(events: HistoryEvent[]): number {
       (event.eventType === EventType.EVENT_TYPE_MARKER_RECORDED &&
         event.markerRecordedEventAttributes?.markerName === LOCAL_ACTIVITY_MARKER),
   ).length;
-}
-
-/**
- * An open run whose start delay is not over: no workflow task has been scheduled. Only tasks an
- * earlier version started with the retired TASK_START_DELAY have one; they may sleep for weeks.
- */
-function startDelayPending(description: WorkflowExecutionDescription, nowMs: number): boolean {
-  return (
-    description.status.name === 'RUNNING' &&
-    description.executionTime !== undefined &&
-    description.executionTime.getTime() > nowMs
-  );
 }

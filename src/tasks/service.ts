@@ -3,7 +3,7 @@
  * the reader (one task), visibility (many tasks, counts) and bulk operations, over one set of
  * Temporal calls under the API's deadline. Wiring only; each part is in its own module.
  */
-import type { Connection, DataConverter } from '@temporalio/client';
+import type { Connection, DataConverter, WorkflowClientInterceptor } from '@temporalio/client';
 import type { TaskAccess } from '../auth/principal.js';
 import type { Config } from '../config/environment.js';
 import type {
@@ -35,6 +35,8 @@ export interface TaskServiceOptions {
   resolve?: Resolver;
   /** Payload codec and failure converter (encryption); Temporal's defaults when absent. */
   dataConverter?: DataConverter;
+  /** Workflow client interceptors (tracing: src/observability/tracing.ts). */
+  clientInterceptors?: WorkflowClientInterceptor[];
 }
 
 export class TaskService {
@@ -53,6 +55,7 @@ export class TaskService {
       namespace: config.temporal.namespace,
       rpcTimeoutMs: config.temporal.rpcTimeoutMs,
       ...(options.dataConverter && { dataConverter: options.dataConverter }),
+      ...(options.clientInterceptors && { interceptors: options.clientInterceptors }),
     });
     this.reader = new TaskReader(this.temporal, now);
     this.visibility = new TaskVisibility(this.temporal, config.temporal.taskQueue);

@@ -8,7 +8,6 @@ import { SEARCH_ATTRIBUTES } from '../shared/constants.js';
 import { workflowIdOf } from '../shared/owner.js';
 import type { TaskSpec } from '../shared/task.js';
 import type { delayedTask } from '../workflows/delayed-task.js';
-import { digest } from './input.js';
 
 export function taskStartOptions(
   spec: TaskSpec,
@@ -46,16 +45,4 @@ export function taskStartOptions(
       `**Retries:** ${spec.maxRetries}, **timeout:** ${spec.timeoutMs} ms, **priority:** ${spec.priority}`,
     ].join('\n'),
   };
-}
-
-/** What makes two creates of one id the same task: the spec without its id, time and routing. */
-export function fingerprintOf(spec: TaskSpec): string {
-  const {
-    taskId: _id,
-    createdAt: _created,
-    callbackTaskQueue: _queue,
-    localCallback: _local,
-    ...rest
-  } = spec;
-  return digest(rest);
 }

@@ -44,6 +44,14 @@ export class TaskVisibility {
     return count;
   }
 
+  /** The visibility query of a list request (`idPrefix` is matched after it, case-sensitively). */
+  listQuery(owner: string | undefined, request: Omit<ListTasksQuery, 'owner'>): VisibilityQuery {
+    let query = this.tasks({ owner });
+    if (request.status) query = query.status(request.status);
+    if (request.taskType) query = query.is('taskType', request.taskType);
+    return withListFilters(query, owner, request);
+  }
+
   /**
    * One page of tasks, newest first, the latest run of each task only: those of `owner`, or of every
    * owner when undefined (admin).
@@ -54,10 +62,7 @@ export class TaskVisibility {
     /** Tasks that closed in this range (ms; the console's outcome bars), beyond the API's filters. */
     closed?: { from?: number | undefined; to?: number | undefined },
   ): Promise<TaskList> {
-    let query = this.tasks({ owner });
-    if (request.status) query = query.status(request.status);
-    if (request.taskType) query = query.is('taskType', request.taskType);
-    query = withListFilters(query, owner, request);
+    let query = this.listQuery(owner, request);
     if (closed) query = query.closed().between('closeTime', closed.from, closed.to);
     const text = query.toString();
     const pageSize = request.pageSize ?? 50;

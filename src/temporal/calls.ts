@@ -8,6 +8,7 @@ import {
   type Connection,
   type DataConverter,
   type Payload as CommonPayload,
+  type WorkflowClientInterceptor,
 } from '@temporalio/client';
 import type { PayloadCodec } from '@temporalio/common';
 import type { temporal } from '@temporalio/proto';
@@ -25,6 +26,8 @@ export interface TemporalCallsOptions {
   rpcTimeoutMs: number;
   /** Payload codec and failure converter (encryption); Temporal's defaults when absent. */
   dataConverter?: DataConverter;
+  /** Workflow client interceptors (tracing: src/observability/tracing.ts). */
+  interceptors?: WorkflowClientInterceptor[];
 }
 
 export class TemporalCalls {
@@ -38,6 +41,7 @@ export class TemporalCalls {
       connection: options.connection,
       namespace: options.namespace,
       ...(options.dataConverter ? { dataConverter: options.dataConverter } : {}),
+      ...(options.interceptors && { interceptors: { workflow: options.interceptors } }),
     });
     this.codecs = options.dataConverter?.payloadCodecs ?? [];
   }

@@ -2,6 +2,7 @@
  * How this project runs the Temporal dev server, shared by the local launcher and the tests.
  */
 import type { Connection } from '@temporalio/client';
+import type { SearchAttributeType } from '@temporalio/common';
 import proto, { type temporal } from '@temporalio/proto';
 import { ALL_SEARCH_ATTRIBUTES } from '../shared/constants.js';
 
@@ -34,20 +35,33 @@ export function sqlitePragmaArgs(pragmas: readonly string[] = DEV_SERVER_SQLITE_
   return pragmas.flatMap((pragma) => ['--sqlite-pragma', pragma]);
 }
 
+/**
+ * The `temporal` CLI's name of each search attribute type (`--type` of `operator search-attribute
+ * create`, `--search-attribute NAME=TYPE` of `server start-dev`). Every type has one: a new type of the
+ * SDK does not compile until it is named here.
+ */
+export const CLI_SEARCH_ATTRIBUTE_TYPES: Readonly<Record<SearchAttributeType, string>> = {
+  KEYWORD: 'Keyword',
+  KEYWORD_LIST: 'KeywordList',
+  TEXT: 'Text',
+  INT: 'Int',
+  DOUBLE: 'Double',
+  BOOL: 'Bool',
+  DATETIME: 'Datetime',
+};
+
+/**
+ * The project's search attributes as the `temporal` CLI and the deploy scripts spell them:
+ * `Name:Type`, in `ALL_SEARCH_ATTRIBUTES` order. `deploy/temporal/register-search-attributes.sh`
+ * lists exactly these (test/deploy/compose.test.ts diffs them).
+ */
+export function cliSearchAttributes(): string[] {
+  return ALL_SEARCH_ATTRIBUTES.map((key) => `${key.name}:${CLI_SEARCH_ATTRIBUTE_TYPES[key.type]}`);
+}
+
 /** `--search-attribute` values for `temporal server start-dev`. */
 export function searchAttributeArgs(): string[] {
-  const typeNames: Record<string, string> = {
-    KEYWORD: 'Keyword',
-    DATETIME: 'Datetime',
-    INT: 'Int',
-    TEXT: 'Text',
-    BOOL: 'Bool',
-    DOUBLE: 'Double',
-  };
-  return ALL_SEARCH_ATTRIBUTES.flatMap((key) => [
-    '--search-attribute',
-    `${key.name}=${typeNames[key.type] ?? key.type}`,
-  ]);
+  return cliSearchAttributes().flatMap((spec) => ['--search-attribute', spec.replace(':', '=')]);
 }
 
 /** `--dynamic-config-value` arguments for `temporal server start-dev`; `overrides` replace single keys. */

@@ -16,6 +16,7 @@ import { WorkerMetrics } from './metrics.js';
 import { workerReadiness } from './readiness.js';
 import { WorkerShutdown } from './shutdown.js';
 import { callbackDepsFromConfig, createTaskWorkers, runWorkers } from './workers.js';
+import { startTracing } from '../observability/tracing.js';
 
 const config = loadConfig();
 const logger = createLogger(config.logLevel, 'worker');
@@ -56,6 +57,8 @@ if (!callbackDeps.secrets?.configured) {
 const keyring = orExit(logger, () => loadPayloadKeyring(config.encryption));
 const metrics = new WorkerMetrics();
 const shutdown = new WorkerShutdown({ graceMs: config.shutdown.graceMs, logger });
+// OTEL_* set: workflow, activity and callback spans (nothing of OpenTelemetry is loaded otherwise).
+const tracing = await startTracing(config.tracing, 'worker');
 const connection = await NativeConnection.connect(connectionOptions(config.temporal));
 const workers = await createTaskWorkers({
   connection,
@@ -68,6 +71,7 @@ const workers = await createTaskWorkers({
   shutdownGraceMs: config.shutdown.graceMs,
   callbackDeps: { ...callbackDeps, stopping: shutdown.graceOver },
   dataConverter: createDataConverter(keyring),
+  tracing,
 });
 
 const http = await startWorkerHttp({
@@ -119,4 +123,5 @@ try {
 } finally {
   http.close();
   await connection.close();
+  await tracing?.shutdown();
 }

@@ -24,6 +24,7 @@ import type { Policies } from '../task-types/policies.js';
 import { typeQueue } from '../shared/task-queues.js';
 import { createDataConverter, failureConverterPath } from '../temporal/data-converter.js';
 import type { TaskSinks } from '../shared/sinks.js';
+import { withWorkerTracing, type Tracing } from '../observability/tracing.js';
 import type { WorkerMetrics } from './metrics.js';
 
 export interface TaskWorkersOptions {
@@ -48,6 +49,8 @@ export interface TaskWorkersOptions {
   dataConverter?: DataConverter;
   /** Passed to the callback activities (SSRF guard, DNS, signing secrets, connection pool). */
   callbackDeps?: Omit<CallbackDeps, 'observer'>;
+  /** OpenTelemetry (src/observability/tracing.ts): interceptors, the workflow span sink, the callback span. */
+  tracing?: Tracing;
 }
 
 /** The callback activities' SSRF guard, signing secrets and response cap, from configuration. */
@@ -85,9 +88,11 @@ const bundlerLogger: Logger = {
  */
 export async function bundleTaskWorkflows(
   path: string = workflowsPath(),
+  workflowInterceptorModules: readonly string[] = [],
 ): Promise<WorkflowBundleWithSourceMap> {
   return bundleWorkflowCode({
     workflowsPath: path,
+    workflowInterceptorModules: [...workflowInterceptorModules],
     failureConverterPath: failureConverterPath(),
     logger: bundlerLogger,
     // ESM sources import './x.js' for './x.ts'.
@@ -120,7 +125,10 @@ export async function createTaskWorkers(options: TaskWorkersOptions): Promise<Wo
       },
     },
   };
-  const workflowBundle = options.workflowBundle ?? (await bundleTaskWorkflows());
+  const { tracing } = options;
+  const workflowBundle =
+    options.workflowBundle ??
+    (await bundleTaskWorkflows(workflowsPath(), tracing?.workflowInterceptorModules));
   const dataConverter = options.dataConverter ?? createDataConverter(undefined);
   // Tasks started before workflow shape v2 run on the shared queue until they end: keep polling it.
   const workflowWorker = Worker.create({
@@ -129,7 +137,8 @@ export async function createTaskWorkers(options: TaskWorkersOptions): Promise<Wo
     taskQueue,
     dataConverter,
     workflowBundle,
-    sinks,
+    // No activities here: only the workflow interceptors' span sink.
+    sinks: { ...sinks, ...tracing?.workflowSinks },
     maxCachedWorkflows: options.maxCachedWorkflows ?? WORKER_DEFAULTS.maxCachedWorkflows,
     maxConcurrentWorkflowTaskExecutions:
       options.maxConcurrentWorkflowTasks ?? WORKER_DEFAULTS.maxConcurrentWorkflowTasks,
@@ -139,6 +148,7 @@ export async function createTaskWorkers(options: TaskWorkersOptions): Promise<Wo
     headersFor: (taskType) => policies.forType(taskType)?.headers ?? {},
     ...options.callbackDeps,
     observer: metrics?.observer,
+    ...(tracing && { traceSend: tracing.traceSend }),
   });
   // One worker per policy on the type's own queue. It runs the type's workflows started since
   // workflow shape v2 with their callbacks as local activities (its own workflow task and local
@@ -183,7 +193,7 @@ export async function createTaskWorkers(options: TaskWorkersOptions): Promise<Wo
         maximum: Math.min(policy.concurrency, 10, Math.ceil(policy.ratePerSecond / 20)),
       };
     }
-    return Worker.create(workerOptions);
+    return Worker.create(withWorkerTracing(workerOptions, tracing));
   });
   return Promise.all([workflowWorker, ...typeWorkers]);
 }

@@ -9,6 +9,7 @@
 import { ApplicationFailure, CancellationScope, isCancellation } from '@temporalio/workflow';
 import { TASK_FAILED_TYPE, type TaskSpec, type TaskState } from '../shared/task.js';
 import { deliver } from './deliver.js';
+import { startsOccurrence } from '../shared/schedule.js';
 import { recordOccurrence, taskOfRun } from './occurrence.js';
 import { TaskRun } from './task-run.js';
 
@@ -19,7 +20,7 @@ export async function delayedTask(input: TaskSpec): Promise<TaskState> {
   const spec = taskOfRun(input);
   const run = new TaskRun(spec);
   run.listen();
-  if (input.schedule) recordOccurrence(spec);
+  if (startsOccurrence(input)) recordOccurrence(spec);
   let result: TaskState;
   try {
     await run.waitUntilDue();

@@ -8,7 +8,7 @@
  */
 import { proxySinks, upsertMemo, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
 import { SCHEDULE_SEARCH_ATTRIBUTES, SEARCH_ATTRIBUTES } from '../shared/constants.js';
-import { occurrenceSpec } from '../shared/schedule.js';
+import { occurrenceSpec, startsOccurrence } from '../shared/schedule.js';
 import type { TaskSinks } from '../shared/sinks.js';
 import type { TaskSpec } from '../shared/task.js';
 
@@ -16,7 +16,7 @@ const { taskMetrics } = proxySinks<TaskSinks>();
 
 /** The task this run is: the input itself, or for a schedule's occurrence, the occurrence's task. */
 export function taskOfRun(spec: TaskSpec): TaskSpec {
-  if (!spec.schedule) return spec;
+  if (!startsOccurrence(spec)) return spec;
   const info = workflowInfo();
   return occurrenceSpec(spec, {
     workflowId: info.workflowId,

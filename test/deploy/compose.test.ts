@@ -10,6 +10,11 @@ import { dirname, join } from 'node:path';
 import { Ajv, type ValidateFunction } from 'ajv';
 import { describe, expect, it } from 'vitest';
 import { ALL_SEARCH_ATTRIBUTES } from '../../src/shared/constants.js';
+import {
+  CLI_SEARCH_ATTRIBUTE_TYPES,
+  cliSearchAttributes,
+  searchAttributeArgs,
+} from '../../src/temporal/dev-server.js';
 import { isRecord, readRepoText, readRepoYaml, REPO_ROOT, repoFileExists } from './support.js';
 
 interface PortMapping {
@@ -629,12 +634,19 @@ describe('API keys', () => {
 });
 
 describe('search attributes', () => {
-  it('registers exactly those of src/shared/constants.ts', () => {
+  it('registers exactly those of ALL_SEARCH_ATTRIBUTES, with their types (src/shared/constants.ts)', () => {
     const script = readRepoText('deploy/temporal/register-search-attributes.sh');
     const specs = /^for spec in (.+); do$/m.exec(script)?.[1]?.split(' ') ?? [];
-    const registered = specs.map((spec) => spec.toUpperCase()).sort();
-    const expected = ALL_SEARCH_ATTRIBUTES.map((key) => `${key.name}:${key.type}`.toUpperCase()).sort();
-    expect(registered).toEqual(expected);
+    expect(
+      specs,
+      `the \`for spec in\` line of deploy/temporal/register-search-attributes.sh must read: ${cliSearchAttributes().join(' ')}`,
+    ).toEqual(cliSearchAttributes());
+  });
+
+  it('start the dev server with the same attributes and types', () => {
+    expect(searchAttributeArgs().filter((arg) => arg !== '--search-attribute')).toEqual(
+      ALL_SEARCH_ATTRIBUTES.map((key) => `${key.name}=${CLI_SEARCH_ATTRIBUTE_TYPES[key.type]}`),
+    );
   });
 });
 

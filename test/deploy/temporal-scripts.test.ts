@@ -8,6 +8,7 @@ import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { cliSearchAttributes } from '../../src/temporal/dev-server.js';
 import { repoPath } from './support.js';
 
 /** Logs its arguments; answers as the FAKE_* variables say. `count NAME` counts calls in a file. */
@@ -88,12 +89,11 @@ function runScript(script: string, env: Record<string, string> = {}): Run {
   return { status: result.status, stdout: result.stdout, stderr: result.stderr, calls };
 }
 
-const SEARCH_ATTRIBUTE_CREATES = [
-  'temporal operator search-attribute create --namespace default --address temporal:7233 --name TaskType --type Keyword',
-  'temporal operator search-attribute create --namespace default --address temporal:7233 --name TaskStatus --type Keyword',
-  'temporal operator search-attribute create --namespace default --address temporal:7233 --name ExecuteAt --type Datetime',
-  'temporal operator search-attribute create --namespace default --address temporal:7233 --name Owner --type Keyword',
-];
+/** What the script runs for each attribute of ALL_SEARCH_ATTRIBUTES, in order. */
+const SEARCH_ATTRIBUTE_CREATES = cliSearchAttributes().map((spec) => {
+  const [name, type] = spec.split(':');
+  return `temporal operator search-attribute create --namespace default --address temporal:7233 --name ${name} --type ${type}`;
+});
 
 describe('register-search-attributes.sh', () => {
   it('registers the four attributes on a fresh namespace', () => {

@@ -106,7 +106,7 @@ describe('overlap policies with a slow receiver', () => {
     );
   });
 
-  it('pauseOnFailure: a dead-lettered occurrence pauses the schedule', async () => {
+  it('pauseOnFailure: a dead-lettered occurrence pauses the schedule; replayed, it still names its schedule', async () => {
     const scheduleId = uniqueId('pause-on-failure');
     const path = `/${scheduleId}`;
     h.receiver.script(path, [{ status: 400 }]);
@@ -126,6 +126,19 @@ describe('overlap policies with a slow receiver', () => {
       { what: 'the schedule paused' },
     );
     expect(paused.note).toEqual(expect.any(String));
+
+    // Replayed, the dead-lettered occurrence is the same task: same key, and its callback still names
+    // the schedule and the nominal time it ran for (a report for that day, not for the replay's).
+    const failed = call!.body;
+    h.receiver.script(failed.taskId, [{ status: 400 }, { status: 200 }]);
+    const replayed = await h.call('POST', `/api/v1/tasks/${encodeURIComponent(failed.taskId)}/replay`, {
+      payload: {},
+    });
+    expect(replayed.status).toBe(200);
+    const [, again] = await h.receiver.waitForCalls(failed.taskId, 2);
+    expect(again!.body.schedule).toEqual(failed.schedule);
+    expect(again!.headers['idempotency-key']).toBe(call!.headers['idempotency-key']);
+    await waitForStatus(h, failed.taskId, 'SUCCEEDED');
     await deleteSchedule(h, scheduleId);
   });
 });

@@ -31,6 +31,7 @@ function fakeService(answer: (taskId: string, call: number) => CreateResult | Ap
       prepare: async (_access: unknown, item: CreateTaskBody): Promise<PreparedCreate> => ({
         spec: { taskId: item.taskId } as TaskSpec,
         fingerprint: '',
+        workflowTaskQueue: 'q.callbacks._default',
       }),
       commit: async ({ spec }: PreparedCreate): Promise<CreateResult> => {
         inFlight++;

@@ -12,13 +12,10 @@ import { loadPolicies, PolicyFileSchema, PolicySchema } from '../../../src/task-
 
 const read = (path: string) => readFileSync(path, 'utf8');
 
-/** Keys src/config/environment.ts reads: the first argument of each `read.<kind>('KEY', ...)`. */
+/** Keys src/config/ reads: the first argument of each `read.<kind>('KEY', ...)` in its modules. */
 function configKeys(): Set<string> {
-  return new Set(
-    [...read('src/config/environment.ts').matchAll(/read\s*\.\s*\w+\(\s*'([A-Z][A-Z0-9_]*)'/g)].map(
-      (m) => m[1]!,
-    ),
-  );
+  const sources = ['src/config/environment.ts', 'src/config/tracing.ts'].map(read).join('\n');
+  return new Set([...sources.matchAll(/read\s*\.\s*\w+\(\s*'([A-Z][A-Z0-9_]*)'/g)].map((m) => m[1]!));
 }
 
 /** Keys .env.example sets or shows commented out (`KEY=` or `# KEY=`). */

@@ -1,6 +1,7 @@
 #!/bin/sh
-# Registers the custom search attributes the service writes and lists by (src/shared/constants.ts):
-# TaskType, TaskStatus, ExecuteAt and Owner (the owner of the API key that created the task).
+# Registers the custom search attributes the service writes and lists by: ALL_SEARCH_ATTRIBUTES of
+# src/shared/constants.ts, as the `for spec in` line below lists them (test/deploy/compose.test.ts
+# fails, naming the line to write, when the two differ).
 # Runs in temporalio/admin-tools after the namespace exists; safe to run on every `up`:
 # an attribute that already exists with the same type counts as registered, one that exists with
 # another type fails the run, since the service could not use it.

@@ -49,7 +49,7 @@ T = TypeVar("T")
 
 
 class AsyncClient:
-    """Asynchronous client of the delayed-task service; the same operations as `Client`, awaited.
+    """Asynchronous client of the delayed-task service: `Client`'s operations, awaited.
 
     `base_url` is the service's root (`http://localhost:3000`). `api_key` is sent as
     `Authorization: Bearer <key>`. `timeout` limits each HTTP attempt; `retry` says how
@@ -150,7 +150,16 @@ class AsyncClient:
         )
 
     async def create_tasks(self, tasks: Iterable[NewTask]) -> list[CreateTasksItem]:
-        """`Client.create_tasks`, awaited: one `CreateTasksItem` per task, in order."""
+        """Create up to 100 tasks in one request (`POST /api/v1/tasks/batch`): one
+        `CreateTasksItem` per task, in order, with the task or the exception a single `create`
+        of it would raise. An item refused by the checks before sending gets its
+        `InvalidArgumentError` (status `0`) and is not sent; the others still are.
+
+        Task ids are generated before the first attempt, so the whole request is retried like
+        `create` (503, 429, network errors); an item answered with its own error is never
+        re-sent. A failure of the whole request (401, 403, a 400 for the list itself, other
+        5xx) raises.
+        """
         request = create_tasks_request(list(tasks))
         return request if isinstance(request, list) else await self._send(request)
 
@@ -175,7 +184,13 @@ class AsyncClient:
         page_size: int | None = None,
         page_token: str | None = None,
     ) -> TaskPage:
-        """One page of tasks (`Client.list`)."""
+        """One page of tasks; pass its `next_page_token` as `page_token` for the next
+        (`list_all` follows the pages for you).
+
+        `status` (a `TaskStatus`), `task_type`, `id_prefix` (task ids starting with it),
+        `owner` (admin keys: that owner's tasks) and the due range (`due_after`,
+        `due_before`: aware datetimes, sent as UTC) narrow the list; `page_size` 1 to 1000.
+        """
         filters = ListFilter(
             status=status,
             task_type=task_type,
@@ -198,7 +213,8 @@ class AsyncClient:
         due_before: datetime | None = None,
         page_size: int | None = None,
     ) -> AsyncIterator[TaskSummary]:
-        """Every matching task (`async for`); the next page is fetched when reached."""
+        """Every matching task, with the filters of `list`: an iterator that fetches the next
+        page when it is reached."""
         filters = ListFilter(
             status=status,
             task_type=task_type,
