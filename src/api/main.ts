@@ -105,7 +105,7 @@ const app = await buildApp({
   ...(tracing && { traceRequests: tracing.traceRequests }),
 });
 // The console is the API's peer on the same app: same keys and failed-authentication gate.
-if (config.console.enabled) await app.register(consoleRoutes, { config, tasks, keys });
+if (config.console.enabled) await app.register(consoleRoutes, { config, tasks, schedules, keys });
 
 // METRICS_PORT: /metrics on an interface of its own (e.g. a cluster-internal one), not on the API's.
 const metricsServer =

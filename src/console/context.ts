@@ -6,6 +6,7 @@
 import type { ValidateFunction } from 'ajv';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../config/environment.js';
+import type { ScheduleService } from '../schedules/service.js';
 import type { TaskService } from '../tasks/service.js';
 import type { ChartCounts } from './charts/data.js';
 import type { Viewer } from './views/layout.js';
@@ -14,6 +15,7 @@ export type Form = Record<string, string | undefined>;
 
 export interface AuditFields {
   taskId?: string;
+  scheduleId?: string;
   owner?: string;
   reason?: string;
   outcome: string;
@@ -23,6 +25,8 @@ export interface AuditFields {
 
 export interface ConsoleContext {
   tasks: TaskService;
+  /** The schedule domain, when the API serves schedules. */
+  schedules: ScheduleService | undefined;
   config: Readonly<Config>;
   /** The charts' counts, cached per scope for a short time. */
   charts: ChartCounts;
@@ -32,7 +36,10 @@ export interface ConsoleContext {
   viewerOf(request: FastifyRequest, reply: FastifyReply): Viewer;
   audit(request: FastifyRequest, action: string, fields: AuditFields): void;
   /** 403 unless the viewer's key holds `scope`. */
-  requireWrite(request: FastifyRequest, scope?: 'tasks:write' | 'admin'): void;
+  requireWrite(
+    request: FastifyRequest,
+    scope?: 'tasks:write' | 'schedules:read' | 'schedules:write' | 'admin',
+  ): void;
   /** The form's reason, required for every action. */
   reasonOf(form: Form): string;
 }

@@ -16,24 +16,30 @@ import helmet from '@fastify/helmet';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, ErrorCode } from '../errors/catalog.js';
 import type { KeyStore } from '../auth/key-store.js';
+import type { TaskFilter } from '../tasks/visibility.js';
 import { ANONYMOUS, hasScope, permissionDenied, type Principal } from '../auth/principal.js';
 import { isLoopbackHost } from '../auth/secure-default.js';
 import type { Config } from '../config/environment.js';
 import { ListTasksQuerySchema } from '../contract/tasks.js';
+import type { ScheduleService } from '../schedules/service.js';
 import type { TaskService } from '../tasks/service.js';
 import { createAjv } from '../validation/json-schema.js';
 import { CONSOLE_CSS, CONSOLE_JS } from './assets.js';
 import { newSession, RevokedSessions, SessionSigner } from './session.js';
 import { ChartCounts } from './charts/data.js';
+import { upcomingOccurrences } from './charts/occurrences.js';
 import type { AuditFields, ConsoleContext, Form } from './context.js';
 import { consoleBulkRoutes } from './routes/bulk.js';
 import { consoleOverviewRoutes } from './routes/overview.js';
+import { consoleScheduleRoutes } from './routes/schedules.js';
 import { consoleTaskRoutes } from './routes/tasks.js';
 import { errorPage, loginPage, type Viewer } from './views/layout.js';
 
 export interface ConsoleOptions {
   config: Readonly<Config>;
   tasks: TaskService;
+  /** The schedules page and the forecast's occurrences; none when absent. */
+  schedules?: ScheduleService | undefined;
   /** The API keys; undefined: authentication is off (loopback only) and the console needs no login. */
   keys: KeyStore | undefined;
 }
@@ -51,7 +57,7 @@ declare module 'fastify' {
 }
 
 export async function consoleRoutes(app: FastifyInstance, options: ConsoleOptions): Promise<void> {
-  const { tasks, keys, config } = options;
+  const { tasks, schedules, keys, config } = options;
   const signer = new SessionSigner(config.console.sessionSecrets);
   const sessionTtlMs = config.console.sessionTtlSeconds * 1000;
   const revoked = new RevokedSessions();
@@ -97,6 +103,7 @@ export async function consoleRoutes(app: FastifyInstance, options: ConsoleOption
       keyId: principal.keyId,
       owner: principal.owner,
       canWrite: hasScope(principal, 'tasks:write'),
+      schedules: schedules === undefined ? 'none' : scheduleRole(principal),
       isAdmin: hasScope(principal, 'admin'),
       loggedIn: keys !== undefined,
       csrfToken: reply.generateCsrf({
@@ -120,6 +127,7 @@ export async function consoleRoutes(app: FastifyInstance, options: ConsoleOption
           keyId: principal?.keyId ?? null,
           owner: fields.owner ?? principal?.owner ?? null,
           taskId: fields.taskId ?? null,
+          ...(fields.scheduleId !== undefined && { scheduleId: fields.scheduleId }),
           jobId: fields.jobId,
           filter: fields.filter,
           reason: fields.reason ?? null,
@@ -150,6 +158,7 @@ export async function consoleRoutes(app: FastifyInstance, options: ConsoleOption
     if (request.method === 'POST' || apiError.status === 403 || apiError.status === 429) {
       audit(request, request.routeOptions.url ?? request.method, {
         taskId: (request.params as { taskId?: string } | undefined)?.taskId,
+        scheduleId: (request.params as { scheduleId?: string } | undefined)?.scheduleId,
         outcome: apiError.code,
         reason: (request.body as Form | undefined)?.reason,
       });
@@ -201,7 +210,10 @@ export async function consoleRoutes(app: FastifyInstance, options: ConsoleOption
     }
   });
 
-  const requireWrite = (request: FastifyRequest, scope: 'tasks:write' | 'admin' = 'tasks:write') => {
+  const requireWrite = (
+    request: FastifyRequest,
+    scope: 'tasks:write' | 'schedules:read' | 'schedules:write' | 'admin' = 'tasks:write',
+  ) => {
     if (!hasScope(request.viewer?.principal ?? ANONYMOUS, scope)) {
       throw permissionDenied('authorization', `lacks scope ${scope}`);
     }
@@ -279,7 +291,10 @@ export async function consoleRoutes(app: FastifyInstance, options: ConsoleOption
   const ctx: ConsoleContext = {
     tasks,
     config,
-    charts: new ChartCounts(tasks.visibility),
+    schedules,
+    charts: new ChartCounts(tasks.visibility, {
+      ...(schedules && { upcoming: (filter: TaskFilter) => upcomingOccurrences(schedules, filter) }),
+    }),
     validateList,
     page,
     viewerOf,
@@ -290,4 +305,11 @@ export async function consoleRoutes(app: FastifyInstance, options: ConsoleOption
   consoleOverviewRoutes(app, ctx);
   consoleTaskRoutes(app, ctx);
   consoleBulkRoutes(app, ctx);
+  if (schedules) consoleScheduleRoutes(app, { ...ctx, schedules });
+}
+
+/** What the viewer may do with schedules: their scopes, as the API's schedule routes ask them. */
+function scheduleRole(principal: Principal): Viewer['schedules'] {
+  if (hasScope(principal, 'schedules:write') && hasScope(principal, 'schedules:read')) return 'write';
+  return hasScope(principal, 'schedules:read') ? 'read' : 'none';
 }

@@ -8,7 +8,7 @@ import { consoleRoutes } from '../../src/console/plugin.js';
 
 export async function buildServer(options: AppOptions): Promise<FastifyInstance> {
   const app = await buildApp(options);
-  const { config, tasks, keys } = options;
-  if (config.console.enabled) await app.register(consoleRoutes, { config, tasks, keys });
+  const { config, tasks, schedules, keys } = options;
+  if (config.console.enabled) await app.register(consoleRoutes, { config, tasks, schedules, keys });
   return app;
 }

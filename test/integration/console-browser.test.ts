@@ -22,6 +22,9 @@ import { KeyStore } from '../../src/auth/key-store.js';
 import { TASK_WORKFLOW_TYPE } from '../../src/shared/constants.js';
 import { CallbackFailureType, type TaskSpec } from '../../src/shared/task.js';
 import { Harness, mintKeys, writeKeysFile, type Minted } from '../helpers/harness.js';
+import { temporalScheduleId } from '../../src/schedules/input.js';
+import { DEFAULT_OWNER } from '../../src/shared/owner.js';
+import { deleteSchedule } from '../helpers/schedules.js';
 import { deadLetter as deadLetterOf, uniqueId, waitForStatus } from '../helpers/tasks.js';
 import { waitFor } from '../helpers/wait.js';
 
@@ -384,6 +387,39 @@ describe('console in a browser', () => {
       await context.close();
     }
   }, 120_000);
+
+  it('renders the schedules page and one schedule with its next runs as Temporal lists them', async () => {
+    const scheduleId = uniqueId('browser-schedule');
+    const created = await h.call('POST', '/api/v1/schedules', {
+      payload: {
+        scheduleId,
+        cron: '0 2 * * *',
+        timeZone: 'Europe/Berlin',
+        task: { taskType: 'report.generate', payload: { report: 'daily' }, callbackUrl: h.receiver.url },
+      },
+    });
+    expect(created.status).toBe(201);
+    try {
+      await openUntil(`${base}/console/schedules`, `tr[data-schedule-id="${scheduleId}"]`);
+      await page.click(`tr[data-schedule-id="${scheduleId}"] a`);
+      await page.waitForSelector('#next-runs li');
+      expect(await page.textContent('#schedule-spec')).toContain(
+        'every day at 02:00 (0 2 * * *), time zone Europe/Berlin',
+      );
+      const shown = await page
+        .locator('#next-runs time')
+        .evaluateAll((times) => times.map((time) => time.getAttribute('datetime')));
+      const described = await h.client.schedule
+        .getHandle(temporalScheduleId(DEFAULT_OWNER, scheduleId))
+        .describe();
+      expect(shown).toEqual(described.info.nextActionTimes.slice(0, 10).map((time) => time.toISOString()));
+      expect(shown).toHaveLength(10);
+      expect(await page.locator('#pause-form').count()).toBe(1);
+      await page.screenshot({ path: `${SCREENSHOTS}/schedule.png`, fullPage: true });
+    } finally {
+      expect(await deleteSchedule(h, scheduleId)).toBe(204);
+    }
+  });
 
   it('serves a strict CSP, raises no violation, and renders hostile lastError text inert', async () => {
     // lastError is what a callback attempt reported: an activity on a queue of this test reports hostile text.

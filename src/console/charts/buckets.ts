@@ -91,3 +91,11 @@ export async function countBuckets(
   }
   return { buckets: spans.map((span, i) => ({ ...span, count: counts[i]! })), queries };
 }
+
+/** How many of `times` (ms since the epoch) fall in each range; times outside every range are left out. */
+export function bucketTimes(spans: { start: Date; end: Date }[], times: readonly number[]): Bucket[] {
+  return spans.map((span) => ({
+    ...span,
+    count: times.filter((at) => at >= span.start.getTime() && at < span.end.getTime()).length,
+  }));
+}

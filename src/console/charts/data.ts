@@ -7,7 +7,15 @@
  */
 import type { TaskFilter, TaskVisibility } from '../../tasks/visibility.js';
 import type { TaskStatus } from '../../shared/task.js';
-import { countBuckets, CountBudgetExceeded, forecastRanges, lastHours, type Bucket } from './buckets.js';
+import {
+  bucketTimes,
+  countBuckets,
+  CountBudgetExceeded,
+  forecastRanges,
+  lastHours,
+  type Bucket,
+} from './buckets.js';
+import type { Upcoming } from './occurrences.js';
 
 export const OUTCOMES = ['SUCCEEDED', 'FAILED', 'CANCELLED'] as const satisfies readonly TaskStatus[];
 export type Outcome = (typeof OUTCOMES)[number];
@@ -16,6 +24,11 @@ export interface ChartData {
   /** Undefined: over its query budget (a herd in nearly every bucket); the page says so. */
   dueByMinute: Bucket[] | undefined;
   dueByHour: Bucket[] | undefined;
+  /**
+   * Upcoming schedule occurrences in the same buckets, apart from the one-shot tasks (which they are
+   * not yet: each becomes a task when it fires); undefined when the API serves no schedules.
+   */
+  occurrences: { byMinute: Bucket[]; byHour: Bucket[]; schedules: number; truncated: boolean } | undefined;
   /** Per hour, oldest first; undefined as above. */
   outcomes: { start: Date; end: Date; counts: Record<Outcome, number> }[] | undefined;
   /** Count queries this answer cost when it was computed. */
@@ -29,6 +42,8 @@ export interface ChartCountsOptions {
   /** Count queries one chart may spend, per bucket. @defaultValue 2 (a herd in every bucket fits) */
   queriesPerBucket?: number;
   now?: () => number;
+  /** The next run times of the schedules in a filter (from Temporal's describe); none: no schedules. */
+  upcoming?: (filter: TaskFilter) => Promise<Upcoming>;
 }
 
 type Counter = Pick<TaskVisibility, 'countDue' | 'countClosed'>;
@@ -38,6 +53,7 @@ export class ChartCounts {
   private readonly ttlMs: number;
   private readonly perBucket: number;
   private readonly now: () => number;
+  private readonly upcoming: ChartCountsOptions['upcoming'];
 
   constructor(
     private readonly visibility: Counter,
@@ -46,6 +62,7 @@ export class ChartCounts {
     this.ttlMs = options.ttlMs ?? 15_000;
     this.perBucket = options.queriesPerBucket ?? 2;
     this.now = options.now ?? Date.now;
+    this.upcoming = options.upcoming;
   }
 
   /**
@@ -88,7 +105,8 @@ export class ChartCounts {
     const due = (start: Date, end: Date) => this.visibility.countDue(start.getTime(), end.getTime(), filter);
     const closed = (status: Outcome) => (start: Date, end: Date) =>
       this.visibility.countClosed(status, start.getTime(), end.getTime(), filter);
-    const [dueByMinute, dueByHour, ...perOutcome] = await Promise.all([
+    const [upcoming, dueByMinute, dueByHour, ...perOutcome] = await Promise.all([
+      this.upcoming?.(filter),
       fill(byMinute, due),
       fill(byHour, due),
       ...OUTCOMES.map((status) => fill(hours, closed(status))),
@@ -101,6 +119,12 @@ export class ChartCounts {
           ) as Record<Outcome, number>,
         }))
       : undefined;
-    return { dueByMinute, dueByHour, outcomes, queries, computedAt: now };
+    const occurrences = upcoming && {
+      byMinute: bucketTimes(byMinute, upcoming.times),
+      byHour: bucketTimes(byHour, upcoming.times),
+      schedules: upcoming.schedules,
+      truncated: upcoming.truncated,
+    };
+    return { dueByMinute, dueByHour, occurrences, outcomes, queries, computedAt: now };
   }
 }

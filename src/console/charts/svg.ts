@@ -180,6 +180,7 @@ figure.chart figcaption { font-size: .85rem; color: #6b6f76; }
 .chart g.bar:hover rect.hit { fill: #eef0f3; }
 .chart .series-SCHEDULED { fill: #3867d6; } .chart .series-SUCCEEDED { fill: #1b7a3a; }
 .chart .series-FAILED { fill: #b3261e; } .chart .series-CANCELLED { fill: #9aa0a6; }
+.chart .series-OCCURRENCES { fill: #8e44ad; } .chart .key-OCCURRENCES::before { background: #8e44ad; }
 .chart .line { fill: none; stroke: #e8a317; stroke-width: 2; }
 .chart .legend { margin-left: 1rem; } .chart .key { margin-right: .8rem; }
 .chart .key::before { content: ''; display: inline-block; width: .7em; height: .7em; margin-right: .3em; }

@@ -3,6 +3,7 @@
  * (the next hour by minute, the next 24 hours by hour), what closed per hour by outcome with the
  * failure rate, and fire lag and attempts per type from Prometheus. Every bar links to its tasks.
  */
+import type { Bucket } from '../charts/buckets.js';
 import type { ChartData } from '../charts/data.js';
 import { OUTCOMES } from '../charts/data.js';
 import type { LagPanel } from '../charts/prometheus.js';
@@ -28,11 +29,21 @@ function tasksHref(scope: ChartScopeView, params: Record<string, string>): strin
   return `/console/tasks?${query.toString()}`;
 }
 
-function dueBars(buckets: NonNullable<ChartData['dueByMinute']>, scope: ChartScopeView): Bar[] {
-  return buckets.map((bucket) => ({
+/** The forecast's second series: schedule occurrences, which become tasks only when they fire. */
+export const OCCURRENCES = 'OCCURRENCES';
+
+function dueBars(
+  buckets: NonNullable<ChartData['dueByMinute']>,
+  occurrences: Bucket[] | undefined,
+  scope: ChartScopeView,
+): Bar[] {
+  return buckets.map((bucket, i) => ({
     label: hhmm(bucket.start),
     title: `${bucket.start.toISOString()} – ${bucket.end.toISOString()}`,
-    segments: [{ series: 'SCHEDULED', value: bucket.count }],
+    segments: [
+      { series: 'SCHEDULED', value: bucket.count },
+      ...(occurrences ? [{ series: OCCURRENCES, value: occurrences[i]?.count ?? 0 }] : []),
+    ],
     href: tasksHref(scope, {
       status: 'SCHEDULED',
       dueAfter: local(bucket.start),
@@ -51,14 +62,25 @@ export function chartsSection(data: ChartData, lag: LagPanel | undefined, scope:
   const whose = `${scope.taskType ? `task type ${scope.taskType}` : types}, ${
     scope.owner ? `owner ${scope.owner}` : 'every owner'
   }`;
-  const due = (id: string, title: string, step: string, buckets: ChartData['dueByMinute'], every: number) =>
+  const upcoming = data.occurrences;
+  const apart = upcoming
+    ? ` Apart from them, ${OCCURRENCES}: the next run times of ${upcoming.truncated ? `the first ${upcoming.schedules}` : upcoming.schedules} active schedule(s) as Temporal describes them (each schedule's next 10 runs).`
+    : '';
+  const due = (
+    id: string,
+    title: string,
+    step: string,
+    buckets: ChartData['dueByMinute'],
+    occurrences: Bucket[] | undefined,
+    every: number,
+  ) =>
     buckets
       ? renderBarChart({
           id,
           title,
-          description: `SCHEDULED tasks of ${whose} by due time, one bar per ${step} (UTC).`,
-          series: ['SCHEDULED'],
-          bars: dueBars(buckets, scope),
+          description: `SCHEDULED tasks of ${whose} by due time, one bar per ${step} (UTC).${apart}`,
+          series: upcoming ? ['SCHEDULED', OCCURRENCES] : ['SCHEDULED'],
+          bars: dueBars(buckets, occurrences, scope),
           labelEvery: every,
         })
       : unavailable(id, title);
@@ -67,9 +89,17 @@ export function chartsSection(data: ChartData, lag: LagPanel | undefined, scope:
     'Coming due in the next hour, by minute',
     'minute',
     data.dueByMinute,
+    upcoming?.byMinute,
     10,
   );
-  const hour = due('due-by-hour', 'Coming due in the next 24 hours, by hour', 'hour', data.dueByHour, 3);
+  const hour = due(
+    'due-by-hour',
+    'Coming due in the next 24 hours, by hour',
+    'hour',
+    data.dueByHour,
+    upcoming?.byHour,
+    3,
+  );
   const outcomes = data.outcomes
     ? renderBarChart({
         id: 'outcomes-by-hour',

@@ -10,6 +10,8 @@ export interface Viewer {
   keyId: string | null;
   owner: string;
   canWrite: boolean;
+  /** What the key may do with schedules (schedules:read, and schedules:write); 'none' without them. */
+  schedules: 'none' | 'read' | 'write';
   isAdmin: boolean;
   /** Authentication is on: a session exists and can be ended. */
   loggedIn: boolean;
@@ -34,6 +36,7 @@ export function layout(title: string, viewer: Viewer | undefined, body: Html): s
           <a href="/console">Overview</a>
           <a href="/console/tasks">Tasks</a>
           <a href="/console/tasks?status=FAILED">Dead letters</a>
+          ${viewer && viewer.schedules !== 'none' ? html`<a href="/console/schedules">Schedules</a>` : ''}
           ${viewer?.isAdmin && viewer.canWrite ? html`<a href="/console/bulk">Bulk</a>` : ''}
           ${viewer ? whoAmI(viewer) : ''}
         </header>

@@ -17,6 +17,7 @@ const viewer: Viewer = {
   keyId: 'k1',
   owner: 'orders',
   canWrite: true,
+  schedules: 'none',
   isAdmin: false,
   loggedIn: true,
   csrfToken: 'token"><script>',
