@@ -11,7 +11,7 @@ import {
   type ScheduleDescription,
   type ScheduleHandle,
 } from '@temporalio/client';
-import { checkTaskAccess, type TaskAccess } from '../auth/principal.js';
+import { mayAccess, type TaskAccess } from '../auth/principal.js';
 import type {
   BackfillScheduleBody,
   CreateScheduleBody,
@@ -136,7 +136,9 @@ export class ScheduleService {
   /** A schedule the key may act on: its owner's, of a task type and callback host the key may use. */
   private async readFor(access: TaskAccess, scheduleId: string): Promise<Described> {
     const described = await this.read(access.owner, scheduleId);
-    checkTaskAccess(access, described.spec);
+    // A schedule of a task type or callback host the key may not reach answers as an absent one: a
+    // 403 naming its type would tell a limited key that it exists (as tasks answer: readableTask).
+    if (!mayAccess(access, described.spec)) throw scheduleNotFound(scheduleId);
     return described;
   }
 

@@ -265,11 +265,11 @@ describe('refused from the attacker side: nothing shown, nothing changed in Temp
     expect(list.status).toBe(200);
     expect(list.body).not.toContain(victim);
     const page = await limited.get(`/console/schedules/${victim}`);
-    expect(page.status).toBe(403);
+    expect(page.status).toBe(404);
     expect(page.body).not.toContain(SECRET);
     expect(page.body).not.toContain('30 3 * * *');
-    expect((await limited.post(`/console/schedules/${victim}/pause`, { note: 'hijacked' })).status).toBe(403);
-    expect((await limited.post(`/console/schedules/${victim}/trigger`, { reason: 'x' })).status).toBe(403);
+    expect((await limited.post(`/console/schedules/${victim}/pause`, { note: 'hijacked' })).status).toBe(404);
+    expect((await limited.post(`/console/schedules/${victim}/trigger`, { reason: 'x' })).status).toBe(404);
     expect(await inTemporal()).toEqual(before);
   });
 

@@ -176,10 +176,17 @@ describe('scopes', () => {
     expect(await victimInTemporal()).toEqual(before);
   });
 
-  it("a key limited to other task types is refused 403 on this schedule's every route and on creating one", async () => {
+  it('a key limited to other task types finds this schedule absent on every route and is refused creating one', async () => {
+    const absent = uniqueId('absent');
     for (const route of routes(victim)) {
       const answer = await send(route, 'otherTypes');
-      expect(answer.status, `${route.method} ${route.url}`).toBe(403);
+      // The same answer as for an id that does not exist: no type, no existence.
+      const none = await send({ ...route, url: route.url.replace(victim, absent) }, 'otherTypes');
+      expect(answer.status, `${route.method} ${route.url}`).toBe(404);
+      expect(JSON.stringify(answer.body).replaceAll(victim, 'ID')).toBe(
+        JSON.stringify(none.body).replaceAll(absent, 'ID'),
+      );
+      expect(JSON.stringify(answer.body)).not.toContain('report.');
     }
     const scheduleId = uniqueId('typed');
     const create = await createSchedule(
