@@ -3,7 +3,7 @@
  * one-shot create builds it (marked as a schedule's), the search attributes lists filter on, and the
  * definition as the client gave it (kept in the action's memo, which an update can change).
  */
-import type { ScheduleOptionsStartWorkflowAction, Workflow } from '@temporalio/client';
+import type { ScheduleActionWithPriority } from '../temporal/sdk-knowledge.js';
 import type { CreateScheduleBody, OverlapPolicy, UpdateScheduleBody } from '../contract/schedules.js';
 import { CATCHUP_WINDOW } from '../shared/limits.js';
 import { SEARCH_ATTRIBUTES, TASK_WORKFLOW_TYPE } from '../shared/constants.js';
@@ -86,7 +86,7 @@ export function actionOf(
   taskFingerprint: string,
   taskQueue: string,
   definition: Definition,
-): ScheduleOptionsStartWorkflowAction<Workflow> {
+): ScheduleActionWithPriority {
   const input: TaskSpec = { ...spec, schedule: { scheduleId } };
   return {
     type: 'startWorkflow',
@@ -95,6 +95,8 @@ export function actionOf(
     workflowId: workflowIdOf(owner, scheduleId),
     taskQueue,
     args: [input],
+    // Workflow tasks of a saturated type wait on the server in priority order, as a one-shot task's.
+    priority: { priorityKey: spec.priority },
     typedSearchAttributes: [
       { key: SEARCH_ATTRIBUTES.owner, value: owner },
       { key: SEARCH_ATTRIBUTES.taskType, value: spec.taskType },

@@ -4,7 +4,8 @@
  * test/unit/temporal/sdk-knowledge.test.ts fails when the installed SDK is another version (look again at
  * each item, then move the pin), and the integration tests named on each item exercise it.
  */
-import type { LoadedDataConverter } from '@temporalio/common';
+import type { ScheduleOptionsStartWorkflowAction } from '@temporalio/client';
+import type { LoadedDataConverter, Priority, Workflow } from '@temporalio/common';
 import { decodeFromPayloadsAtIndex } from '@temporalio/common/lib/internal-non-workflow/index.js';
 import type { temporal } from '@temporalio/proto';
 
@@ -36,3 +37,14 @@ export async function decodeStartArgument<T>(
 ): Promise<T> {
   return decodeFromPayloadsAtIndex<T>(converter, 0, payloads);
 }
+
+/**
+ * A schedule's start-workflow action with the workflow's priority. The SDK's type leaves `priority`
+ * out of what a schedule's action takes, yet its encoder sends it and `describe()` reads it back
+ * (`ScheduleDescriptionStartWorkflowAction` has it): each occurrence then starts with it, as a
+ * one-shot task does. Exercised by test/integration/schedules.test.ts ("starts each occurrence with
+ * the task's priority").
+ */
+export type ScheduleActionWithPriority = ScheduleOptionsStartWorkflowAction<Workflow> & {
+  priority?: Priority;
+};

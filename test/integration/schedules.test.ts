@@ -227,6 +227,25 @@ describe('pause and resume', () => {
   });
 });
 
+describe('the task each occurrence is', () => {
+  it("starts each occurrence with the task's priority, as a one-shot task starts", async () => {
+    const scheduleId = uniqueId('priority');
+    await createSchedule(h, {
+      scheduleId,
+      cron: '0 0 1 1 *',
+      paused: true,
+      task: { ...taskOf(h.receiver.url), priority: 2 },
+    });
+    const described = await h.client.schedule.getHandle(scheduleId).describe();
+    expect(described.action.priority?.priorityKey).toBe(2);
+    await h.call('POST', `/api/v1/schedules/${scheduleId}/trigger`);
+    const [call] = await waitForOccurrences(h.receiver, scheduleId, 1);
+    const occurrence = await h.client.workflow.getHandle(call!.body.taskId).describe();
+    expect(occurrence.priority?.priorityKey).toBe(2);
+    await deleteSchedule(h, scheduleId);
+  });
+});
+
 describe('trigger and backfill', () => {
   it('trigger starts exactly one occurrence now, also while paused', async () => {
     const scheduleId = uniqueId('trigger');
