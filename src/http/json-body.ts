@@ -84,3 +84,11 @@ export function jsonDepth(text: string): number {
 
 /** Levels of a request around its payload: a batch `{"tasks": [{"payload": ...}]}` has three. */
 export const BODY_LEVELS_ABOVE_PAYLOAD = 3;
+
+/**
+ * A route's `preValidation` hook for a body whose every field is optional: a request without one is
+ * validated, and handled, as `{}`.
+ */
+export async function absentBodyAsEmpty(request: { body: unknown }): Promise<void> {
+  if (request.body === undefined) request.body = {};
+}

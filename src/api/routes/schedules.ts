@@ -4,6 +4,7 @@
  * key's owner's schedules; an admin key may name another owner with `?owner=`.
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { absentBodyAsEmpty } from '../../http/json-body.js';
 import Type from 'typebox';
 import type { FastifyRequest } from 'fastify';
 import { accessFor, hasScope, listOwner, mayAccess, type Principal } from '../../auth/principal.js';
@@ -177,9 +178,7 @@ export const scheduleRoutes: FastifyPluginAsyncTypebox<ScheduleRoutesOptions> = 
           body: Type.Optional(ScheduleNoteBodySchema),
           response: { 200: ScheduleActionAnswerSchema, ...errors },
         },
-        preValidation: async (request) => {
-          if (request.body === undefined) request.body = {};
-        },
+        preValidation: absentBodyAsEmpty,
       },
       async (request) => {
         const access = accessFor(request.principal, request.query.owner);
@@ -208,9 +207,7 @@ export const scheduleRoutes: FastifyPluginAsyncTypebox<ScheduleRoutesOptions> = 
         body: Type.Optional(TriggerScheduleBodySchema),
         response: { 200: ScheduleActionAnswerSchema, ...errors },
       },
-      preValidation: async (request) => {
-        if (request.body === undefined) request.body = {};
-      },
+      preValidation: absentBodyAsEmpty,
     },
     async (request) => {
       const schedule = await schedules.trigger(

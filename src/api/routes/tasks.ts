@@ -4,6 +4,7 @@
  * another owner with `?owner=`.
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { absentBodyAsEmpty } from '../../http/json-body.js';
 import Type from 'typebox';
 import type { FastifyRequest } from 'fastify';
 import { checkBulkAccess, readableTask, visibleTasks } from '../../auth/principal.js';
@@ -277,10 +278,7 @@ export const taskRoutes: FastifyPluginAsyncTypebox<TaskRoutesOptions> = async (
         body: Type.Optional(ReplayBodySchema),
         response: { 200: TaskActionAnswerSchema, ...errors },
       },
-      // Every override is optional, so the body may be left out: validate its absence as `{}`.
-      preValidation: async (request) => {
-        if (request.body === undefined) request.body = {};
-      },
+      preValidation: absentBodyAsEmpty,
     },
     async (request) => {
       const task = await tasks.replay(
