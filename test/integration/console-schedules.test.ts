@@ -13,6 +13,7 @@ import type { Scope } from '../../src/auth/principal.js';
 import { temporalScheduleId } from '../../src/schedules/input.js';
 import { ConsoleClient } from '../helpers/console.js';
 import { Harness } from '../helpers/harness.js';
+import { SCHEDULE_TEST_ENV } from '../helpers/schedule-env.js';
 import { createSchedule, deleteSchedule, uniqueId } from '../helpers/schedules.js';
 import { waitFor } from '../helpers/wait.js';
 
@@ -31,7 +32,11 @@ let victim: string;
 
 beforeAll(async () => {
   h = await Harness.start({
-    env: { CONSOLE_ENABLED: 'true', CONSOLE_SESSION_SECRET: `console-schedules-${suffix}-0123456789abcdef` },
+    env: {
+      ...SCHEDULE_TEST_ENV,
+      CONSOLE_ENABLED: 'true',
+      CONSOLE_SESSION_SECRET: `console-schedules-${suffix}-0123456789abcdef`,
+    },
     keys: {
       alice: { owner: ALICE, scopes: WRITE },
       reader: { owner: ALICE, scopes: READ },

@@ -6,12 +6,14 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Harness } from '../helpers/harness.js';
+import { SCHEDULE_TEST_ENV } from '../helpers/schedule-env.js';
 import { createSchedule, deleteSchedule, uniqueId } from '../helpers/schedules.js';
 
 let h: Harness;
 beforeAll(async () => {
   h = await Harness.start({
     captureLogs: true,
+    env: { ...SCHEDULE_TEST_ENV },
     keys: {
       alice: { owner: 'alice', scopes: ['schedules:read', 'schedules:write'] },
       bob: { owner: 'bob', scopes: ['schedules:read', 'schedules:write'] },

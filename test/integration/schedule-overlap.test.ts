@@ -6,6 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Harness } from '../helpers/harness.js';
+import { SCHEDULE_TEST_ENV } from '../helpers/schedule-env.js';
 import {
   createSchedule,
   deleteSchedule,
@@ -20,7 +21,7 @@ import { waitFor } from '../helpers/wait.js';
 
 let h: Harness;
 beforeAll(async () => {
-  h = await Harness.start({ env: { SCHEDULE_MIN_INTERVAL_SECONDS: '1' } });
+  h = await Harness.start({ env: { ...SCHEDULE_TEST_ENV, SCHEDULE_MIN_INTERVAL_SECONDS: '1' } });
 });
 afterAll(async () => {
   await h?.stop();

@@ -5,6 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Harness } from '../helpers/harness.js';
+import { SCHEDULE_TEST_ENV } from '../helpers/schedule-env.js';
 import {
   createSchedule,
   deleteSchedule,
@@ -19,7 +20,7 @@ let h: Harness;
 beforeAll(async () => {
   // The defaults but for the count, so that the limit is reached quickly.
   h = await Harness.start({
-    env: { SCHEDULES_MAX_PER_OWNER: '3' },
+    env: { ...SCHEDULE_TEST_ENV, SCHEDULES_MAX_PER_OWNER: '3' },
     policies: {
       taskTypes: {
         'report.typed': {
