@@ -16,7 +16,7 @@ import { consoleRoutes } from '../console/plugin.js';
 import { buildApp } from './app.js';
 import { bearerMatches } from '../security/bearer-token.js';
 import { applySocketTimeout, serverOptions } from '../http/server-timeouts.js';
-import { ApiMetrics, taskCountsReader } from './metrics.js';
+import { ApiMetrics, SCHEDULE_TALLY_MAX, taskCountsReader } from './metrics.js';
 import { ScheduleService } from '../schedules/service.js';
 import { ApiShutdown } from './shutdown.js';
 import { TaskService } from '../tasks/service.js';
@@ -90,6 +90,7 @@ const tasks = new TaskService({
 const schedules = new ScheduleService({ connection, config, policies, dataConverter }, tasks);
 const metrics = new ApiMetrics({
   readCounts: taskCountsReader(tasks.visibility, config.limits.maxScheduleAheadSeconds * 1000),
+  readScheduleTally: () => schedules.tally(SCHEDULE_TALLY_MAX),
 });
 const codec = dataConverter.payloadCodecs?.[0];
 const shutdown = new ApiShutdown({ ...config.shutdown, logger });

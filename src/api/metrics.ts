@@ -1,10 +1,12 @@
 /**
  * The API process's metrics. Task counts by status come from Temporal visibility counts, cached,
- * so a scrape costs a few count queries whatever the number of tasks.
+ * so a scrape costs a few count queries whatever the number of tasks; the schedule gauges describe
+ * every schedule (up to SCHEDULE_TALLY_MAX), at most once a minute.
  */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { BoundedLabel } from '../observability/labels.js';
 import type { TaskStatus } from '../shared/task.js';
+import type { ScheduleTally } from '../schedules/lister.js';
 import type { TaskVisibility } from '../tasks/visibility.js';
 
 export interface TaskCounts {
@@ -20,7 +22,14 @@ export interface ApiMetricsOptions {
   readCounts: () => Promise<TaskCounts>;
   /** @defaultValue 15000 */
   cacheMs?: number;
+  /** Reads every schedule's run counts (one describe per schedule); called at most once per `scheduleCacheMs`. */
+  readScheduleTally?: () => Promise<ScheduleTally>;
+  /** @defaultValue 60000 */
+  scheduleCacheMs?: number;
 }
+
+/** At most this many schedules are described for the schedule gauges; past it they say so. */
+export const SCHEDULE_TALLY_MAX = 500;
 
 export const GAUGED_STATUSES: readonly TaskStatus[] = ['SCHEDULED', 'RUNNING', 'FAILED'];
 
@@ -69,10 +78,11 @@ export class ApiMetrics {
   });
   private readonly countFailures = new Counter({
     name: 'delayed_tasks_count_query_failures_total',
-    help: 'Reads of the task counts from Temporal that failed; the task gauges have no value (NaN) meanwhile',
+    help: 'Reads of the task counts or the schedule tally from Temporal that failed; the task gauges have no value (NaN) and the schedule gauges no series meanwhile',
     registers: [this.registry],
   });
   private cached: { at: number; value: Promise<TaskCounts> } | undefined;
+  private cachedTally: { at: number; value: Promise<ScheduleTally | undefined> } | undefined;
 
   constructor(private readonly options: ApiMetricsOptions) {
     collectDefaultMetrics({ register: this.registry });
@@ -103,6 +113,53 @@ export class ApiMetrics {
         this.set((await counts()).oldestOverdueSeconds);
       },
     });
+    if (options.readScheduleTally) this.scheduleGauges();
+  }
+
+  /**
+   * Temporal's run counts of every schedule, summed by task type: gauges, not counters (a deleted
+   * schedule takes its counts with it; every API replica reports the same sums, read them with max()).
+   * A failed read leaves the gauges without series (truncated: NaN) and raises the count-failure
+   * counter.
+   */
+  private scheduleGauges(): void {
+    const tally = () => this.tally();
+    const bounded = this.taskType;
+    new Gauge({
+      name: 'delayed_tasks_schedules',
+      help: `Schedules by task type and paused state, described at most once a minute (at most ${SCHEDULE_TALLY_MAX}: see delayed_tasks_schedules_truncated)`,
+      labelNames: ['task_type', 'paused'],
+      registers: [this.registry],
+      async collect() {
+        this.reset();
+        for (const [type, sum] of (await tally())?.byTaskType ?? []) {
+          this.inc({ task_type: bounded.of(type), paused: 'true' }, sum.paused);
+          this.inc({ task_type: bounded.of(type), paused: 'false' }, sum.schedules - sum.paused);
+        }
+      },
+    });
+    new Gauge({
+      name: 'delayed_tasks_schedule_runs_skipped',
+      help: 'Runs Temporal did not start, summed over the existing schedules of each task type: reason overlap (the previous occurrence was still running) or catchup_window (missed by more than the catch-up window after an outage); a rise means runs were lost to policy',
+      labelNames: ['task_type', 'reason'],
+      registers: [this.registry],
+      async collect() {
+        this.reset();
+        for (const [type, sum] of (await tally())?.byTaskType ?? []) {
+          this.inc({ task_type: bounded.of(type), reason: 'overlap' }, sum.skippedByOverlap);
+          this.inc({ task_type: bounded.of(type), reason: 'catchup_window' }, sum.missedCatchupWindow);
+        }
+      },
+    });
+    new Gauge({
+      name: 'delayed_tasks_schedules_truncated',
+      help: `1 when more than ${SCHEDULE_TALLY_MAX} schedules exist and the schedule gauges count only the first ${SCHEDULE_TALLY_MAX}`,
+      registers: [this.registry],
+      async collect() {
+        const read = await tally();
+        this.set(read ? Number(read.truncated) : Number.NaN);
+      },
+    });
   }
 
   taskCreated(taskType: string): void {
@@ -128,6 +185,20 @@ export class ApiMetrics {
       this.cached = { at: now, value };
     }
     return this.cached.value;
+  }
+
+  private tally(): Promise<ScheduleTally | undefined> {
+    const read = this.options.readScheduleTally;
+    if (!read) return Promise.resolve(undefined);
+    const now = Date.now();
+    if (!this.cachedTally || now - this.cachedTally.at > (this.options.scheduleCacheMs ?? 60_000)) {
+      const value = read().catch(() => {
+        this.countFailures.inc();
+        return undefined;
+      });
+      this.cachedTally = { at: now, value };
+    }
+    return this.cachedTally.value;
   }
 }
 

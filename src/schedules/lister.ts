@@ -1,10 +1,11 @@
 /**
  * What visibility says about many schedules at once: pages of one owner's (or every owner's)
- * schedules, how many an owner has, and the statuses of a schedule's recent occurrences. Every query
+ * schedules, how many an owner has, every schedule's run counts for the metrics, and the statuses of
+ * a schedule's recent occurrences. Every query
  * is built by `VisibilityQuery` (src/tasks/query.ts). Visibility is eventually consistent: a schedule
  * created a moment ago may be missing from a page or a count for about a second.
  */
-import type { ListSchedulesQuery, ScheduleList, ScheduleSummary } from '../contract/schedules.js';
+import type { ListSchedulesQuery, Schedule, ScheduleList, ScheduleSummary } from '../contract/schedules.js';
 import { ApiError, ErrorCode } from '../errors/catalog.js';
 import { SEARCH_ATTRIBUTES } from '../shared/constants.js';
 import { parseWorkflowId } from '../shared/owner.js';
@@ -17,6 +18,22 @@ import { toSchedule, toSummary } from './views.js';
 
 /** How many schedules of a page are described at once. */
 const DESCRIBE_CONCURRENCY = 8;
+
+/** Temporal's run counts of the schedules of one task type, summed (see `ScheduleLister.tally`). */
+export interface TypeTally {
+  schedules: number;
+  paused: number;
+  /** Runs not started because the previous occurrence was still running (the overlap policy). */
+  skippedByOverlap: number;
+  /** Runs missed by more than the catch-up window (after an outage), dropped. */
+  missedCatchupWindow: number;
+}
+
+export interface ScheduleTally {
+  byTaskType: Map<string, TypeTally>;
+  /** More schedules existed than were described. */
+  truncated: boolean;
+}
 
 export class ScheduleLister {
   constructor(
@@ -80,10 +97,52 @@ export class ScheduleLister {
     return { schedules, nextPageToken: following ? encodePageToken(text, following) : null };
   }
 
+  /**
+   * Every owner's schedules, up to `max` of them, described (Temporal keeps the run counts on the
+   * schedule, not in visibility): their counts summed by task type.
+   */
+  async tally(max: number): Promise<ScheduleTally> {
+    const query = VisibilityQuery.schedules().toString();
+    const ids: { owner: string; taskId: string }[] = [];
+    let token: Uint8Array | undefined;
+    do {
+      const response = await this.page(query, Math.min(1000, max + 1 - ids.length), token);
+      ids.push(...(response.schedules ?? []).map((entry) => parseWorkflowId(entry.scheduleId ?? '')));
+      token = nonEmpty(response.nextPageToken);
+    } while (token && ids.length <= max);
+    const truncated = ids.length > max;
+    const byTaskType = new Map<string, TypeTally>();
+    for (let i = 0; i < Math.min(ids.length, max); i += DESCRIBE_CONCURRENCY) {
+      const batch = ids.slice(i, Math.min(i + DESCRIBE_CONCURRENCY, max));
+      const schedules = await Promise.all(batch.map((id) => this.schedule(id.owner, id.taskId)));
+      for (const schedule of schedules) {
+        if (!schedule) continue;
+        const sum = byTaskType.get(schedule.task.taskType) ?? {
+          schedules: 0,
+          paused: 0,
+          skippedByOverlap: 0,
+          missedCatchupWindow: 0,
+        };
+        sum.schedules += 1;
+        sum.paused += schedule.paused ? 1 : 0;
+        sum.skippedByOverlap += schedule.skippedByOverlap;
+        sum.missedCatchupWindow += schedule.missedCatchupWindow;
+        byTaskType.set(schedule.task.taskType, sum);
+      }
+    }
+    return { byTaskType, truncated };
+  }
+
   /** A listed schedule's summary; undefined when it has gone (deleted since) or is not ours. */
   private async summary(owner: string, scheduleId: string): Promise<ScheduleSummary | undefined> {
+    const schedule = await this.schedule(owner, scheduleId);
+    return schedule && toSummary(schedule);
+  }
+
+  /** A listed schedule (without its occurrences' statuses); undefined when it has gone or is not ours. */
+  private async schedule(owner: string, scheduleId: string): Promise<Schedule | undefined> {
     try {
-      return toSummary(toSchedule(await this.read(owner, scheduleId), owner, new Map()));
+      return toSchedule(await this.read(owner, scheduleId), owner, new Map());
     } catch (err) {
       if (err instanceof ApiError && err.code === ErrorCode.ScheduleNotFound) return undefined;
       throw err;

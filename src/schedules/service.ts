@@ -45,7 +45,7 @@ import {
   updatedDefinition,
   type Definition,
 } from './input.js';
-import { ScheduleLister } from './lister.js';
+import { ScheduleLister, type ScheduleTally } from './lister.js';
 import { checkTiming, OVERLAP_TO_TEMPORAL, type CheckedTiming } from './spec.js';
 import { describedOf, recentOccurrences, toSchedule, type Described } from './views.js';
 
@@ -240,6 +240,11 @@ export class ScheduleService {
 
   list(owner: string | undefined, query: Omit<ListSchedulesQuery, 'owner'>): Promise<ScheduleList> {
     return this.lister.list(owner, query);
+  }
+
+  /** Every owner's schedules (up to `max`): Temporal's run counts summed by task type, for the metrics. */
+  tally(max: number): Promise<ScheduleTally> {
+    return this.lister.tally(max);
   }
 
   async update(access: TaskAccess, scheduleId: string, body: UpdateScheduleBody): Promise<Schedule> {

@@ -12,7 +12,7 @@ import type { FastifyInstance, InjectOptions } from 'fastify';
 import { pino } from 'pino';
 import { inject } from 'vitest';
 import { buildServer } from './server.js';
-import { ApiMetrics, taskCountsReader } from '../../src/api/metrics.js';
+import { ApiMetrics, SCHEDULE_TALLY_MAX, taskCountsReader } from '../../src/api/metrics.js';
 import type { Task } from '../../src/contract/tasks.js';
 import { ScheduleService } from '../../src/schedules/service.js';
 import { TaskService } from '../../src/tasks/service.js';
@@ -181,6 +181,8 @@ export class Harness {
     const metrics = new ApiMetrics({
       readCounts: taskCountsReader(this.tasks.visibility, this.config.limits.maxScheduleAheadSeconds * 1000),
       cacheMs: 0,
+      readScheduleTally: () => this.schedules.tally(SCHEDULE_TALLY_MAX),
+      scheduleCacheMs: 1000,
     });
     const codec = this.dataConverter.payloadCodecs?.[0];
     this.app = await buildServer({

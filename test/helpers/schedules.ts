@@ -72,3 +72,21 @@ export async function temporalHasSchedule(h: Harness, temporalId: string): Promi
     return false;
   }
 }
+
+/** The API's `delayed_tasks_schedule_runs_skipped` for a task type and reason, from GET /metrics. */
+export async function runsSkippedGauge(
+  h: Harness,
+  taskType: string,
+  reason: 'overlap' | 'catchup_window',
+): Promise<number> {
+  const response = await h.app.inject({ method: 'GET', url: '/metrics' });
+  const series = `delayed_tasks_schedule_runs_skipped{task_type="${taskType}",reason="${reason}"}`;
+  const line = response.body.split('\n').find((text) => text.startsWith(`${series} `));
+  if (line === undefined) {
+    const related = response.body
+      .split('\n')
+      .filter((text) => /^delayed_tasks_(schedule|count_query)/.test(text));
+    throw new Error(`${series} not in /metrics:\n${related.join('\n')}`);
+  }
+  return Number(line.slice(series.length + 1));
+}

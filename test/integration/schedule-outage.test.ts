@@ -25,6 +25,7 @@ import {
   firstCalls,
   getSchedule,
   occurrenceCalls,
+  runsSkippedGauge,
   uniqueId,
   waitForOccurrences,
 } from '../helpers/schedules.js';
@@ -246,6 +247,7 @@ describe('an outage longer than the catch-up window', () => {
       what: `6 runs of ${scheduleId} after the outage`,
     });
     const schedule = await getSchedule(h, scheduleId);
+    const gauged = await runsSkippedGauge(h, 'outage.sched', 'catchup_window');
     await deleteSchedule(h, scheduleId);
 
     // Once each, as delivery allows: a server stopped as its scheduler starts a run may start that
@@ -262,13 +264,16 @@ describe('an outage longer than the catch-up window', () => {
     const lastBefore = Math.max(...ranBefore);
     const after = runsAfter().sort((a, b) => a - b);
     const caughtUp = after.filter((at) => at < up);
-    // Some runs due during the outage ran after it: those inside the window.
-    expect(caughtUp.length).toBeGreaterThanOrEqual(2);
+    // Runs due during the outage ran after it: those inside the window, counted back from when the
+    // scheduler woke (seconds after the server answered on a loaded machine: one run or five).
+    expect(caughtUp.length).toBeGreaterThanOrEqual(1);
     // None outside it: nothing older than the window before Temporal was back.
     expect(Math.min(...after)).toBeGreaterThanOrEqual(up - WINDOW_MS - EVERY_MS);
     // The runs between the last one before the outage and the window were dropped, and counted.
     expect(Math.min(...after) - lastBefore).toBeGreaterThan(OUTAGE_MS - WINDOW_MS - EVERY_MS);
     expect(schedule.missedCatchupWindow).toBeGreaterThanOrEqual(3);
+    // And the API's metrics say so, for an alert to see.
+    expect(gauged).toBe(schedule.missedCatchupWindow);
     // The caught-up runs are consecutive on the 2 s grid up to the present.
     for (let i = 1; i < after.length; i++) expect(after[i]! - after[i - 1]!).toBe(EVERY_MS);
   }, 150_000);

@@ -1,6 +1,7 @@
 /**
  * Overlap policies with a slow receiver: a schedule every second whose callbacks take seconds. Each
- * policy does what it promises: skip never runs two at once and counts what it skipped; allowAll runs
+ * policy does what it promises: skip never runs two at once and counts what it skipped (in GET and
+ * in the API's metrics); allowAll runs
  * them side by side; bufferOne starts the buffered run as soon as the previous one ends; cancelOther
  * cancels the running occurrence (its task ends CANCELLED) and starts the next.
  */
@@ -12,6 +13,7 @@ import {
   deleteSchedule,
   firstCalls,
   getSchedule,
+  runsSkippedGauge,
   uniqueId,
   waitForOccurrences,
 } from '../helpers/schedules.js';
@@ -58,6 +60,10 @@ describe('overlap policies with a slow receiver', () => {
   it('skip (the default): never two at once; the runs due meanwhile are skipped and counted', async () => {
     const { scheduleId, calls } = await run('skip', 2500, 3);
     const schedule = await getSchedule(h, scheduleId);
+    // The API's gauge sums the same counts over the type's schedules (this one is its type's only one).
+    expect(await runsSkippedGauge(h, schedule.task.taskType, 'overlap')).toBeGreaterThanOrEqual(
+      schedule.skippedByOverlap,
+    );
     await deleteSchedule(h, scheduleId);
     for (let i = 1; i < calls.length; i++) {
       // The next one starts only after the previous answered (2.5 s), at the next whole second.

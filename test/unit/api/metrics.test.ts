@@ -56,6 +56,62 @@ describe('task gauges', () => {
   });
 });
 
+describe('schedule gauges', () => {
+  const noCounts = async () => ({ byStatus: {}, oldestOverdueSeconds: 0 });
+  const tally = (skipped: number) => ({
+    truncated: false,
+    byTaskType: new Map([
+      ['report.daily', { schedules: 3, paused: 1, skippedByOverlap: skipped, missedCatchupWindow: 4 }],
+    ]),
+  });
+
+  it("sum Temporal's run counts by task type and reason, and read them at most once per cache period", async () => {
+    let reads = 0;
+    const metrics = new ApiMetrics({
+      readCounts: noCounts,
+      readScheduleTally: async () => tally(++reads),
+      scheduleCacheMs: 60_000,
+    });
+    const skipped = '{task_type="report.daily",reason="overlap"}';
+    expect(await sample(metrics, 'delayed_tasks_schedule_runs_skipped', skipped)).toBe('1');
+    expect(
+      await sample(
+        metrics,
+        'delayed_tasks_schedule_runs_skipped',
+        '{task_type="report.daily",reason="catchup_window"}',
+      ),
+    ).toBe('4');
+    expect(await sample(metrics, 'delayed_tasks_schedules', '{task_type="report.daily",paused="true"}')).toBe(
+      '1',
+    );
+    expect(
+      await sample(metrics, 'delayed_tasks_schedules', '{task_type="report.daily",paused="false"}'),
+    ).toBe('2');
+    expect(await sample(metrics, 'delayed_tasks_schedules_truncated')).toBe('0');
+    expect(await sample(metrics, 'delayed_tasks_schedule_runs_skipped', skipped)).toBe('1');
+    expect(reads).toBe(1);
+  });
+
+  it('have no series, and count the failure, when the schedules cannot be read', async () => {
+    const metrics = new ApiMetrics({
+      readCounts: noCounts,
+      readScheduleTally: () => Promise.reject(new Error('Temporal is down')),
+    });
+    const text = await metrics.registry.metrics();
+    expect(text).not.toMatch(/^delayed_tasks_schedule_runs_skipped\{/m);
+    expect(await sample(metrics, 'delayed_tasks_schedules_truncated')).toMatch(/^nan$/i);
+    // The failure is counted as the gauges collect, after the counter was written: the next scrape shows it.
+    expect(Number(await sample(metrics, 'delayed_tasks_count_query_failures_total'))).toBeGreaterThanOrEqual(
+      1,
+    );
+  });
+
+  it('are absent when the API has no schedule reader', async () => {
+    const text = await new ApiMetrics({ readCounts: noCounts }).registry.metrics();
+    expect(text).not.toContain('delayed_tasks_schedule');
+  });
+});
+
 describe('task_type label', () => {
   it('folds task types past the 200th into other', async () => {
     const metrics = new ApiMetrics({ readCounts: async () => ({ byStatus: {}, oldestOverdueSeconds: 0 }) });
