@@ -11,7 +11,10 @@ import { isRecord, readRepoJson, readRepoYaml, repoFileExists, repoPath } from '
 
 /** Every metric the API and worker processes export, read from their real registries. */
 export const EXPORTED_METRIC_NAMES: ReadonlySet<string> = new Set([
-  ...new ApiMetrics({ readCounts: async () => ({ byStatus: {}, oldestOverdueSeconds: 0 }) }).registry
+  ...new ApiMetrics({
+    readCounts: async () => ({ byStatus: {}, oldestOverdueSeconds: 0 }),
+    readScheduleTally: async () => ({ byTaskType: new Map(), truncated: false }),
+  }).registry
     .getMetricsAsArray()
     .map((metric) => metric.name),
   ...new WorkerMetrics().registry.getMetricsAsArray().map((metric) => metric.name),
@@ -163,6 +166,7 @@ describe('alert rules', () => {
     { concern: 'failure rate and dead letters', metric: 'delayed_tasks_finished_total' },
     { concern: 'workers not polling', metric: 'temporal_num_pollers' },
     { concern: 'targets down', metric: 'up' },
+    { concern: 'schedule runs missed', metric: 'delayed_tasks_schedule_runs_skipped' },
   ])('watches $concern', ({ metric }) => {
     expect(alertRules.flatMap((rule) => metricNames(rule.expr))).toContain(metric);
   });
