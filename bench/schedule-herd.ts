@@ -6,7 +6,9 @@
  * N one-shot tasks (`executeAt` the boundary), N schedules whose cron fires at that minute, and the
  * same N schedules with jitter. For each: fire lag (callback arrival − nominal time, first attempts),
  * and the CPU of the worker and of the Temporal server from the boundary to the last arrival, per
- * occurrence. The machine's load average is printed beside the numbers (the machine may be shared).
+ * occurrence; and after each schedule herd, one read of the API's schedule gauges over the N schedules
+ * (time and server CPU). The machine's load average is printed beside the numbers (the machine may be
+ * shared).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
@@ -18,6 +20,7 @@ import { parseArgs } from 'node:util';
 import { Connection } from '@temporalio/client';
 import { ownerAccess } from '../src/auth/principal.js';
 import { loadConfig } from '../src/config/environment.js';
+import { SCHEDULE_TALLY_MAX } from '../src/api/metrics.js';
 import { ApiError, ErrorCode } from '../src/errors/catalog.js';
 import { ScheduleService } from '../src/schedules/service.js';
 import { mintWebhookSecret } from '../src/security/webhook-signature.js';
@@ -198,6 +201,17 @@ async function main(): Promise<void> {
     },
     0,
   );
+  /** One read of the API's schedule gauges (a describe of each schedule, at most SCHEDULE_TALLY_MAX). */
+  const timedTally = async (existing: number) => {
+    const cpu = new CpuMeter(processes.filter((ref) => ref.role === 'temporal'));
+    const started = performance.now();
+    const tally = await schedules.tally(SCHEDULE_TALLY_MAX);
+    const seconds = (performance.now() - started) / 1000;
+    const described = [...tally.byTaskType.values()].reduce((sum, type) => sum + type.schedules, 0);
+    const serverMs = (cpu.stop().temporal ?? Number.NaN) * 1000;
+    return `| ${existing} | ${described}${tally.truncated ? ' (truncated)' : ''} | ${seconds.toFixed(2)} | ${serverMs.toFixed(0)} | ${load()} |`;
+  };
+  const tallies: string[] = [];
   for (const jitter of [undefined, flags.jitter]) {
     const made: string[] = [];
     const ids = await herd(
@@ -219,8 +233,13 @@ async function main(): Promise<void> {
       jitter ? 120_000 : 0,
     );
     void ids;
+    tallies.push(await timedTally(made.length));
     await inParallel(made, (scheduleId) => schedules.delete(access, scheduleId));
   }
+  console.log("\nThe metrics' schedule gauges, one read (at most once a minute per API process):");
+  console.log('| schedules | described | seconds | Temporal server CPU ms | load average 1/5/15 |');
+  console.log('| --- | --- | --- | --- | --- |');
+  for (const row of tallies) console.log(row);
   console.log(`load average at the end: ${load()}`);
   receiver.close();
   await connection.close();
