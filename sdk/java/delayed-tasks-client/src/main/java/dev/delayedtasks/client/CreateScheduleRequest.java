@@ -16,22 +16,13 @@ import java.util.Objects;
  *     .build();
  * }</pre>
  */
-public final class CreateScheduleRequest {
-  private final ObjectNode spec;
-  private final ScheduleTaskRequest task;
-
+public final class CreateScheduleRequest extends ScheduleSpecRequest {
   private CreateScheduleRequest(ObjectNode spec, ScheduleTaskRequest task) {
-    this.spec = spec;
-    this.task = task;
+    super(spec, task);
   }
 
   public static Builder builder() {
     return new Builder();
-  }
-
-  /** The wire body; the task's payload is checked first (INVALID_ARGUMENT, nothing sent). */
-  ObjectNode toBody() {
-    return ScheduleSpecBuilder.toBody(spec, task);
   }
 
   /** Builds a {@link CreateScheduleRequest}; {@code scheduleId} and {@code task} are required. */

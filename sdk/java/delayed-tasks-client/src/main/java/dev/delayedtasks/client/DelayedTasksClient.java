@@ -23,7 +23,7 @@ import java.util.UUID;
  * CreateResult result = client.create(CreateTaskRequest.builder()
  *     .taskType("order.close")
  *     .payload(Map.of("orderId", "10023"))
- *     .delay(Duration.ofMinutes(30))
+ *     .when(When.after(Duration.ofMinutes(30)))
  *     .build());
  * }</pre>
  *
@@ -138,11 +138,16 @@ public final class DelayedTasksClient {
     return Task.from(transport.send("POST", taskPath(taskId, "/cancel"), Map.of(), null).body());
   }
 
-  /** Moves a {@code SCHEDULED} task to a new time. */
-  public Task reschedule(String taskId, RescheduleRequest request) {
-    Objects.requireNonNull(request, "request");
+  /**
+   * Moves a {@code SCHEDULED} task to a new time: {@code When.after(...)} or {@code When.at(...)}.
+   */
+  public Task reschedule(String taskId, When when) {
+    Objects.requireNonNull(when, "when");
+    When.check(when, true);
+    ObjectNode body = Payloads.newObject();
+    when.writeTo(body);
     return Task.from(
-        transport.send("POST", taskPath(taskId, "/reschedule"), Map.of(), request.toBody()).body());
+        transport.send("POST", taskPath(taskId, "/reschedule"), Map.of(), body).body());
   }
 
   /** Re-runs a {@code FAILED} or {@code CANCELLED} task as a new run. */

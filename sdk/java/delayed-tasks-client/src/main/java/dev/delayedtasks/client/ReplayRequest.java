@@ -1,14 +1,11 @@
 package dev.delayedtasks.client;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import java.time.Duration;
-import java.time.Instant;
-import java.time.OffsetDateTime;
 import java.util.Objects;
 
 /**
- * Overrides for re-running a {@code FAILED} or {@code CANCELLED} task. Everything is optional; with
- * neither {@code delay} nor {@code executeAt} the new run starts now.
+ * Overrides for re-running a {@code FAILED} or {@code CANCELLED} task. Everything is optional;
+ * without a {@link When} the new run starts now.
  */
 public final class ReplayRequest {
   private static final ReplayRequest EMPTY = builder().build();
@@ -16,13 +13,13 @@ public final class ReplayRequest {
   private final Object payload;
   private final Integer payloadVersion;
   private final Integer maxRetries;
-  private final When schedule;
+  private final When when;
 
   private ReplayRequest(Builder b) {
     this.payload = b.payload;
     this.payloadVersion = b.payloadVersion;
     this.maxRetries = b.maxRetries;
-    this.schedule = new When(b.delay, b.executeAt);
+    this.when = b.when;
   }
 
   public static Builder builder() {
@@ -39,10 +36,12 @@ public final class ReplayRequest {
     if (payload != null) {
       body.set("payload", Payloads.toObject("payload", payload));
     }
-    schedule.check(false);
+    When.check(when, false);
     Payloads.putIfSet(body, "payloadVersion", payloadVersion);
     Payloads.putIfSet(body, "maxRetries", maxRetries);
-    schedule.writeTo(body);
+    if (when != null) {
+      when.writeTo(body);
+    }
     return body;
   }
 
@@ -51,8 +50,7 @@ public final class ReplayRequest {
     private Object payload;
     private Integer payloadVersion;
     private Integer maxRetries;
-    private Duration delay;
-    private Instant executeAt;
+    private When when;
 
     private Builder() {}
 
@@ -72,19 +70,10 @@ public final class ReplayRequest {
       return this;
     }
 
-    /** Start the new run after this delay (sent as {@code delaySeconds}). */
-    public Builder delay(Duration delay) {
-      this.delay = Objects.requireNonNull(delay, "delay");
+    /** When the new run starts (default: now). */
+    public Builder when(When when) {
+      this.when = Objects.requireNonNull(when, "when");
       return this;
-    }
-
-    public Builder executeAt(Instant executeAt) {
-      this.executeAt = Objects.requireNonNull(executeAt, "executeAt");
-      return this;
-    }
-
-    public Builder executeAt(OffsetDateTime executeAt) {
-      return executeAt(Objects.requireNonNull(executeAt, "executeAt").toInstant());
     }
 
     public ReplayRequest build() {

@@ -10,12 +10,16 @@ import java.util.List;
  * A recurring task as the API returns it: its spec as stored, its policies, paused state and note,
  * the next run times (from Temporal) and the recent occurrences. Nullable components say so.
  *
- * @param scheduleId the client-chosen id
- * @param owner the owner of the API key that created it
- * @param cron the cron expression, or null for an interval
- * @param every the interval ({@code 15m}), or null for a cron
+ * <pre>{@code
+ * Schedule schedule = client.getSchedule("daily-report");
+ * schedule.summary().paused();   // id, owner, cron or every, time zone, paused, note
+ * schedule.nextRunTimes();       // the next nominal run times
+ * }</pre>
+ *
+ * @param summary the schedule as a list shows it: its id, owner, task type ({@code
+ *     task().taskType()}), cron or interval, time zone, paused state, note and next run time (the
+ *     first of {@code nextRunTimes})
  * @param phase the interval's offset, or null
- * @param timeZone the IANA time zone the cron is read in
  * @param startAt no run before it, or null
  * @param endAt no run after it, or null
  * @param maxRuns the run limit, or null
@@ -24,8 +28,6 @@ import java.util.List;
  * @param overlap the overlap policy
  * @param catchupWindow how late a missed run may still start after an outage
  * @param pauseOnFailure whether a failed occurrence pauses the schedule
- * @param paused whether it is paused
- * @param note the note of the last pause or resume, or null
  * @param task the task every occurrence runs
  * @param nextRunTimes the next nominal run times; empty after the last run
  * @param recentOccurrences the newest occurrences, oldest first
@@ -36,12 +38,8 @@ import java.util.List;
  * @param updatedAt when it was last changed, or null
  */
 public record Schedule(
-    String scheduleId,
-    String owner,
-    String cron,
-    String every,
+    ScheduleSummary summary,
     String phase,
-    String timeZone,
     Instant startAt,
     Instant endAt,
     Integer maxRuns,
@@ -50,8 +48,6 @@ public record Schedule(
     OverlapPolicy overlap,
     String catchupWindow,
     boolean pauseOnFailure,
-    boolean paused,
-    String note,
     ScheduleTask task,
     List<Instant> nextRunTimes,
     List<ScheduleOccurrence> recentOccurrences,
@@ -72,12 +68,8 @@ public record Schedule(
     List<ScheduleOccurrence> occurrences = new ArrayList<>();
     node.path("recentOccurrences").forEach(o -> occurrences.add(ScheduleOccurrence.from(o)));
     return new Schedule(
-        Json.text(node, "scheduleId"),
-        Json.text(node, "owner"),
-        Json.text(node, "cron"),
-        Json.text(node, "every"),
+        ScheduleSummary.ofSchedule(node),
         Json.text(node, "phase"),
-        Json.text(node, "timeZone"),
         Json.time(node, "startAt"),
         Json.time(node, "endAt"),
         Json.integer(node, "maxRuns"),
@@ -86,8 +78,6 @@ public record Schedule(
         OverlapPolicy.fromWire(Json.text(node, "overlap")),
         Json.text(node, "catchupWindow"),
         node.path("pauseOnFailure").asBoolean(),
-        node.path("paused").asBoolean(),
-        Json.text(node, "note"),
         ScheduleTask.from(node.path("task")),
         runs,
         occurrences,

@@ -96,13 +96,4 @@ public abstract class ScheduleSpecBuilder<B extends ScheduleSpecBuilder<B>> {
     this.task = Objects.requireNonNull(task, "task");
     return self();
   }
-
-  /** The wire body of the fields set and a task, checked (at send time, as a create's is). */
-  static ObjectNode toBody(ObjectNode spec, ScheduleTaskRequest task) {
-    ObjectNode out = spec.deepCopy();
-    if (task != null) {
-      out.set("task", task.toBody());
-    }
-    return out;
-  }
 }

@@ -27,7 +27,7 @@ public final class ScheduleTaskRequest {
 
   /** The wire object; the payload is checked as a task's is (field {@code task.payload}). */
   ObjectNode toBody() {
-    return fields.toBody("task.payload", null, null);
+    return fields.toBody("task.payload");
   }
 
   /** Builds a {@link ScheduleTaskRequest}. */

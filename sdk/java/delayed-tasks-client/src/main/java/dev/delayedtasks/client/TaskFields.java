@@ -30,25 +30,32 @@ final class TaskFields {
     return copy;
   }
 
+  /** A schedule's task: the wire object with only the fields that were set; no time, no id. */
+  ObjectNode toBody(String payloadField) {
+    return toBody(payloadField, false, null, null);
+  }
+
+  /** A create: the task's fields, its time (required) and its id, in the wire order. */
+  ObjectNode toBody(String payloadField, When when, String taskId) {
+    return toBody(payloadField, true, when, taskId);
+  }
+
   /**
    * The wire object with only the fields that were set. Checks first: the payload (named {@code
-   * payloadField} in an error), then the time when there is one (a create requires exactly one).
-   *
-   * @param schedule the create's time, or null for a schedule's task, which has none
-   * @param taskId the create's task id, or null for a schedule's task
+   * payloadField} in an error), then the time when the request has one.
    */
-  ObjectNode toBody(String payloadField, When schedule, String taskId) {
+  private ObjectNode toBody(String payloadField, boolean timed, When when, String taskId) {
     ObjectNode payloadNode = Payloads.toObject(payloadField, payload);
-    if (schedule != null) {
-      schedule.check(true);
+    if (timed) {
+      When.check(when, true);
     }
     ObjectNode body = Payloads.newObject();
     if (taskType != null) {
       body.put("taskType", taskType);
     }
     body.set("payload", payloadNode);
-    if (schedule != null) {
-      schedule.writeTo(body);
+    if (when != null) {
+      when.writeTo(body);
     }
     if (callbackUrl != null) {
       body.put("callbackUrl", callbackUrl);

@@ -5,13 +5,16 @@ import dev.delayedtasks.client.internal.Json;
 import java.time.Instant;
 
 /**
- * A list entry: a task without its payload (fetch the task for it). Nullable components say so.
+ * A task as a list shows it, without its payload (fetch the task for it), and the first component
+ * of a {@link Task}: one definition of these fields and their JSON mapping. Nullable components say
+ * so.
  *
  * @param taskId the task's id
- * @param owner the team or service it belongs to, or null from a server that does not say
+ * @param owner the team or service it belongs to (the owner of the API key that created it), or
+ *     null from a server that does not say
  * @param taskType its type
  * @param status where it is
- * @param executeAt when it runs, or null
+ * @param executeAt when it runs (or ran), or null
  * @param createdAt when it was created, or null
  * @param callbackUrl where it is delivered, or null
  * @param priority 1 highest to 5 lowest, or null
@@ -32,6 +35,7 @@ public record TaskSummary(
     TaskError lastError,
     Instant completedAt) {
 
+  /** From a list entry or a whole task, which has these fields under the same names. */
   static TaskSummary from(JsonNode node) {
     return new TaskSummary(
         Json.text(node, "taskId"),

@@ -8,22 +8,13 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
  * phase}; {@code every} clears {@code cron}. The service checks the result as a create before it
  * takes effect.
  */
-public final class UpdateScheduleRequest {
-  private final ObjectNode spec;
-  private final ScheduleTaskRequest task;
-
+public final class UpdateScheduleRequest extends ScheduleSpecRequest {
   private UpdateScheduleRequest(ObjectNode spec, ScheduleTaskRequest task) {
-    this.spec = spec;
-    this.task = task;
+    super(spec, task);
   }
 
   public static Builder builder() {
     return new Builder();
-  }
-
-  /** The wire body; the task's payload, when set, is checked first. */
-  ObjectNode toBody() {
-    return ScheduleSpecBuilder.toBody(spec, task);
   }
 
   /** Builds an {@link UpdateScheduleRequest}. */
@@ -61,7 +52,7 @@ public final class UpdateScheduleRequest {
     }
 
     public UpdateScheduleRequest build() {
-      return new UpdateScheduleRequest(body.deepCopy(), task);
+      return new UpdateScheduleRequest(body, task);
     }
   }
 }

@@ -62,7 +62,11 @@ class ChecksBeforeSendingTest {
   }
 
   private static CreateTaskRequest withPayload(Object payload) {
-    return CreateTaskRequest.builder().taskType("t").payload(payload).delay(Duration.ZERO).build();
+    return CreateTaskRequest.builder()
+        .taskType("t")
+        .payload(payload)
+        .when(When.after(Duration.ZERO))
+        .build();
   }
 
   @Test
@@ -104,31 +108,28 @@ class ChecksBeforeSendingTest {
     assertRefused("payload", NOT_AN_OBJECT, withPayload(42));
   }
 
+  /**
+   * A create needs a time; a {@link When} is a delay or a time, so a request never holds both: one
+   * set again replaces the other.
+   */
   @Test
   void exactlyOneOfDelayAndExecuteAt() {
     assertRefused(
         "delaySeconds",
         EXACTLY_ONE,
         CreateTaskRequest.builder().taskType("t").payload(Map.of()).build());
-    assertRefused(
-        "delaySeconds",
-        EXACTLY_ONE,
+    CreateTaskRequest twice =
         CreateTaskRequest.builder()
             .taskType("t")
             .payload(Map.of())
-            .delay(Duration.ofSeconds(1))
-            .executeAt(Instant.now())
-            .build());
-    assertRefused(
-        "delaySeconds",
-        "give at most one of delaySeconds or executeAt",
-        () ->
-            client.replay(
-                "t",
-                ReplayRequest.builder()
-                    .delay(Duration.ofSeconds(1))
-                    .executeAt(Instant.now())
-                    .build()));
+            .when(When.after(Duration.ofSeconds(1)))
+            .when(When.at(Instant.EPOCH))
+            .build();
+    assertEquals(When.at(Instant.EPOCH), twice.when());
+    assertEquals(null, twice.when().delay());
+    assertEquals(
+        "{\"taskType\":\"t\",\"payload\":{},\"executeAt\":\"1970-01-01T00:00:00.000Z\",\"taskId\":\"id\"}",
+        twice.toBody("id").toString());
   }
 
   @Test
@@ -139,12 +140,10 @@ class ChecksBeforeSendingTest {
         CreateTaskRequest.builder()
             .taskType("t")
             .payload(Map.of())
-            .delay(Duration.ofMillis(-1))
+            .when(When.after(Duration.ofMillis(-1)))
             .build());
     assertRefused(
-        "delaySeconds",
-        NEGATIVE,
-        () -> client.reschedule("t", RescheduleRequest.delay(Duration.ofSeconds(-5))));
+        "delaySeconds", NEGATIVE, () -> client.reschedule("t", When.after(Duration.ofSeconds(-5))));
   }
 
   @Test
@@ -189,7 +188,7 @@ class ChecksBeforeSendingTest {
         DelayedTasksClient.Builder.class,
         CreateTaskRequest.class,
         CreateTaskRequest.Builder.class,
-        RescheduleRequest.class,
+        When.class,
         ReplayRequest.class,
         ReplayRequest.Builder.class,
         ListTasksRequest.class,

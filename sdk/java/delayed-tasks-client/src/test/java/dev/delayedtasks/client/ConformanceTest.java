@@ -130,7 +130,7 @@ class ConformanceTest {
       compileTimeOnly();
       Assumptions.abort(
           "compile-time: the Java API cannot express this call (times are Instant/OffsetDateTime"
-              + " only; a reschedule is built from exactly one of a delay or a time)");
+              + " only; a When is a delay or a time, never both, and a reschedule takes one)");
     }
     if (nonFiniteDuration(input)) {
       Assumptions.abort("not representable: a java.time.Duration cannot be NaN or infinite");
@@ -230,9 +230,18 @@ class ConformanceTest {
     return false;
   }
 
-  /** Reschedule is built from exactly one of a delay or a time: both or neither cannot compile. */
+  /**
+   * A {@link When} is a delay or a time: both cannot be expressed (a create, a batch item, a
+   * replay, a reschedule), nor neither where it is a parameter (a reschedule).
+   */
   private static boolean unrepresentable(String operation, JsonNode input) {
-    return operation.equals("reschedule") && input.has("delaySeconds") == input.has("executeAt");
+    boolean both = input.has("delaySeconds") && input.has("executeAt");
+    boolean neither = !input.has("delaySeconds") && !input.has("executeAt");
+    boolean bothInABatch = false;
+    for (JsonNode item : input.path("tasks")) {
+      bothInABatch |= item.has("delaySeconds") && item.has("executeAt");
+    }
+    return both || bothInABatch || (operation.equals("reschedule") && neither);
   }
 
   private static StubServer.Canned canned(JsonNode response) {
@@ -324,12 +333,7 @@ class ConformanceTest {
       case "cancel" -> client.cancel(input.path("taskId").asText());
       case "list" -> client.list(listRequest(input));
       case "listAll" -> new Drained(client.listAll(listRequest(input)).stream().toList());
-      case "reschedule" ->
-          client.reschedule(
-              input.path("taskId").asText(),
-              input.has("delaySeconds")
-                  ? RescheduleRequest.delay(duration(input.get("delaySeconds")))
-                  : RescheduleRequest.executeAt(time(input.get("executeAt"))));
+      case "reschedule" -> client.reschedule(input.path("taskId").asText(), when(input));
       case "replay" -> client.replay(input.path("taskId").asText(), replayRequest(input));
       default -> throw new AssertionError(operation);
     };
@@ -343,11 +347,8 @@ class ConformanceTest {
     if (input.has("payload")) {
       b.payload(value(input.get("payload")));
     }
-    if (input.has("delaySeconds")) {
-      b.delay(duration(input.get("delaySeconds")));
-    }
-    if (input.has("executeAt")) {
-      b.executeAt(time(input.get("executeAt")));
+    if (when(input) != null) {
+      b.when(when(input));
     }
     if (input.has("callbackUrl")) {
       b.callbackUrl(input.get("callbackUrl").asText());
@@ -384,11 +385,8 @@ class ConformanceTest {
     if (input.has("maxRetries")) {
       b.maxRetries(input.get("maxRetries").asInt());
     }
-    if (input.has("delaySeconds")) {
-      b.delay(duration(input.get("delaySeconds")));
-    }
-    if (input.has("executeAt")) {
-      b.executeAt(time(input.get("executeAt")));
+    if (when(input) != null) {
+      b.when(when(input));
     }
     return b.build();
   }
@@ -423,6 +421,14 @@ class ConformanceTest {
   }
 
   /** {@code {"$duration": 1.5}} or a plain number of seconds. */
+  /** The input's delay or time, or null for neither (both are skipped as unrepresentable). */
+  private static When when(JsonNode input) {
+    if (input.has("delaySeconds")) {
+      return When.after(duration(input.get("delaySeconds")));
+    }
+    return input.has("executeAt") ? When.at(time(input.get("executeAt"))) : null;
+  }
+
   private static Duration duration(JsonNode node) {
     JsonNode seconds = node.isObject() ? node.get("$duration") : node;
     BigDecimal value = seconds.decimalValue();
@@ -796,26 +802,16 @@ class ConformanceTest {
       throw new AssertionError("no JSON form for " + result);
     }
 
+    /** A task: its summary's fields and the details. */
     private static JsonNode task(Task t) {
-      ObjectNode out = JsonNodeFactory.instance.objectNode();
-      out.put("taskId", t.taskId());
-      out.put("owner", t.owner());
-      out.put("taskType", t.taskType());
-      out.put("status", t.status().name());
-      time(out, "executeAt", t.executeAt());
-      time(out, "createdAt", t.createdAt());
+      ObjectNode out = summary(t.summary());
       out.set("payload", t.payload());
       out.put("payloadVersion", t.payloadVersion());
-      out.put("callbackUrl", t.callbackUrl());
       out.put("maxRetries", t.maxRetries());
       out.put("timeoutMs", t.timeoutMs());
       out.put("traceId", t.traceId());
-      out.put("priority", t.priority());
-      out.put("attempts", t.attempts());
-      error(out, t.lastError());
       time(out, "nextAttemptAt", t.nextAttemptAt());
       time(out, "firedAt", t.firedAt());
-      time(out, "completedAt", t.completedAt());
       ArrayNode attempts = out.putArray("attemptHistory");
       for (TaskAttempt attempt : t.attemptHistory()) {
         ObjectNode node = attempts.addObject().put("attempt", attempt.attempt());
@@ -828,7 +824,7 @@ class ConformanceTest {
       return out;
     }
 
-    private static JsonNode summary(TaskSummary s) {
+    private static ObjectNode summary(TaskSummary s) {
       ObjectNode out = JsonNodeFactory.instance.objectNode();
       out.put("taskId", s.taskId());
       out.put("owner", s.owner());

@@ -61,7 +61,7 @@ class DelayedTasksClientTest {
     return CreateTaskRequest.builder()
         .taskType("order.close")
         .payload(Map.of("orderId", "10023"))
-        .delay(Duration.ofMillis(1500));
+        .when(When.after(Duration.ofMillis(1500)));
   }
 
   private static JsonNode body(StubServer.Recorded request) throws IOException {
@@ -98,14 +98,14 @@ class DelayedTasksClientTest {
 
     assertFalse(result.created());
     Task task = result.task();
-    assertEquals("t1", task.taskId());
-    assertEquals(TaskStatus.SCHEDULED, task.status());
-    assertEquals(Instant.parse("2026-12-03T10:30:00Z"), task.executeAt());
+    assertEquals("t1", task.summary().taskId());
+    assertEquals(TaskStatus.SCHEDULED, task.summary().status());
+    assertEquals(Instant.parse("2026-12-03T10:30:00Z"), task.summary().executeAt());
     assertEquals(Instant.parse("2026-12-03T10:31:00Z"), task.nextAttemptAt());
     assertNull(task.firedAt());
     assertNull(task.traceId());
-    assertEquals(new TaskError("HTTP 503", 503), task.lastError());
-    assertEquals("orders", task.owner());
+    assertEquals(new TaskError("HTTP 503", 503), task.summary().lastError());
+    assertEquals("orders", task.summary().owner());
     assertEquals(
         List.of(
             new TaskAttempt(
@@ -132,8 +132,10 @@ class DelayedTasksClientTest {
             CreateTaskRequest.builder()
                 .taskType("order.close")
                 .payload(Map.of("a", 1))
-                .executeAt(
-                    OffsetDateTime.of(2026, 12, 3, 18, 30, 0, 123_456_789, ZoneOffset.ofHours(8)))
+                .when(
+                    When.at(
+                        OffsetDateTime.of(
+                            2026, 12, 3, 18, 30, 0, 123_456_789, ZoneOffset.ofHours(8))))
                 .callbackUrl("http://127.0.0.1:9/cb")
                 .taskId("o-1")
                 .maxRetries(5)
@@ -413,7 +415,7 @@ class DelayedTasksClientTest {
         .enqueueJson(200, Fixtures.task("t1", "SCHEDULED"))
         .enqueueJson(200, Fixtures.task("t1", "SCHEDULED"));
 
-    client().reschedule("t1", RescheduleRequest.executeAt(Instant.parse("2026-12-04T00:00:00Z")));
+    client().reschedule("t1", When.at(Instant.parse("2026-12-04T00:00:00Z")));
     client().replay("t1");
     client()
         .replay(
@@ -422,7 +424,7 @@ class DelayedTasksClientTest {
                 .payload(Map.of("orderId", "2"))
                 .payloadVersion(3)
                 .maxRetries(0)
-                .delay(Duration.ofSeconds(2))
+                .when(When.after(Duration.ofSeconds(2)))
                 .build());
 
     List<StubServer.Recorded> requests = stub.requests();

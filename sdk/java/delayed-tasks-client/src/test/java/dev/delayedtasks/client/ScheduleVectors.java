@@ -10,6 +10,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.delayedtasks.client.internal.Json;
 import java.time.Instant;
 import java.time.OffsetDateTime;
+import java.util.List;
 import java.util.Set;
 
 /** The schedule verbs of conformance/client/schedules.json: calls and results as JSON. */
@@ -188,20 +189,7 @@ final class ScheduleVectors {
     if (result instanceof SchedulePage p) {
       ObjectNode out = JsonNodeFactory.instance.objectNode();
       ArrayNode items = out.putArray("schedules");
-      for (ScheduleSummary s : p.schedules()) {
-        ObjectNode node =
-            items
-                .addObject()
-                .put("scheduleId", s.scheduleId())
-                .put("owner", s.owner())
-                .put("taskType", s.taskType())
-                .put("cron", s.cron())
-                .put("every", s.every())
-                .put("timeZone", s.timeZone())
-                .put("paused", s.paused())
-                .put("note", s.note());
-        time(node, "nextRunTime", s.nextRunTime());
-      }
+      p.schedules().forEach(s -> items.add(summary(s)));
       out.put("nextPageToken", p.nextPageToken());
       return out;
     }
@@ -214,16 +202,29 @@ final class ScheduleVectors {
         || result instanceof SchedulePage;
   }
 
-  private static JsonNode schedule(Schedule s) {
+  private static ObjectNode summary(ScheduleSummary s) {
     ObjectNode out =
         JsonNodeFactory.instance
             .objectNode()
             .put("scheduleId", s.scheduleId())
             .put("owner", s.owner())
+            .put("taskType", s.taskType())
             .put("cron", s.cron())
             .put("every", s.every())
-            .put("phase", s.phase())
-            .put("timeZone", s.timeZone());
+            .put("timeZone", s.timeZone())
+            .put("paused", s.paused())
+            .put("note", s.note());
+    time(out, "nextRunTime", s.nextRunTime());
+    return out;
+  }
+
+  /**
+   * The summary's fields (but the two a list derives, from the task and the run times) and more.
+   */
+  private static JsonNode schedule(Schedule s) {
+    ObjectNode out = summary(s.summary());
+    out.remove(List.of("taskType", "nextRunTime"));
+    out.put("phase", s.phase());
     time(out, "startAt", s.startAt());
     time(out, "endAt", s.endAt());
     out.put("maxRuns", s.maxRuns())
@@ -231,9 +232,7 @@ final class ScheduleVectors {
         .put("jitter", s.jitter())
         .put("overlap", s.overlap().wireName())
         .put("catchupWindow", s.catchupWindow())
-        .put("pauseOnFailure", s.pauseOnFailure())
-        .put("paused", s.paused())
-        .put("note", s.note());
+        .put("pauseOnFailure", s.pauseOnFailure());
     ScheduleTask t = s.task();
     ObjectNode task =
         out.putObject("task")

@@ -24,7 +24,8 @@ class TaskFieldsTest {
 
   @Test
   void aCreateWritesEveryTaskFieldWithItsTimeAndIdInTheWireOrder() {
-    CreateTaskRequest.Builder builder = CreateTaskRequest.builder().delay(Duration.ofSeconds(90));
+    CreateTaskRequest.Builder builder =
+        CreateTaskRequest.builder().when(When.after(Duration.ofSeconds(90)));
     setAll(builder);
     JsonNode body = builder.build().toBody("t-1");
 

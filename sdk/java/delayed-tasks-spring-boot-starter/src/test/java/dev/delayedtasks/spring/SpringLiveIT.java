@@ -7,6 +7,7 @@ import dev.delayedtasks.client.CreateTaskRequest;
 import dev.delayedtasks.client.DelayedTasksClient;
 import dev.delayedtasks.client.Task;
 import dev.delayedtasks.client.TaskStatus;
+import dev.delayedtasks.client.When;
 import dev.delayedtasks.client.callback.Callback;
 import java.time.Duration;
 import java.time.Instant;
@@ -90,17 +91,17 @@ class SpringLiveIT {
             .taskType("java.spring.live")
             .taskId(taskId)
             .payload(Map.of("orderId", taskId))
-            .delay(Duration.ofMillis(200))
+            .when(When.after(Duration.ofMillis(200)))
             .callbackUrl("http://127.0.0.1:" + port + "/delayed-tasks/callback")
             .build());
 
     Instant deadline = Instant.now().plusSeconds(90);
     Task task = client.status(taskId);
-    while (task.status() != TaskStatus.SUCCEEDED && Instant.now().isBefore(deadline)) {
+    while (task.summary().status() != TaskStatus.SUCCEEDED && Instant.now().isBefore(deadline)) {
       Thread.sleep(250);
       task = client.status(taskId);
     }
-    assertThat(task.status()).isEqualTo(TaskStatus.SUCCEEDED);
+    assertThat(task.summary().status()).isEqualTo(TaskStatus.SUCCEEDED);
     assertThat(handler.received)
         .singleElement()
         .satisfies(c -> assertThat(c.payload().get("orderId").asText()).isEqualTo(taskId));

@@ -11,7 +11,6 @@ public final class Reasons {
   public static final String UNSAFE_INTEGER =
       "is an integer beyond ±(2^53-1); send large ids and amounts as strings";
   public static final String EXACTLY_ONE_SCHEDULE = "give exactly one of delaySeconds or executeAt";
-  public static final String AT_MOST_ONE_SCHEDULE = "give at most one of delaySeconds or executeAt";
   public static final String NEGATIVE = "must not be negative";
   public static final String NOT_AN_OBJECT = "must be a JSON object";
 

@@ -19,11 +19,11 @@ import dev.delayedtasks.client.ListSchedulesRequest;
 import dev.delayedtasks.client.ListTasksRequest;
 import dev.delayedtasks.client.OverlapPolicy;
 import dev.delayedtasks.client.ReplayRequest;
-import dev.delayedtasks.client.RescheduleRequest;
 import dev.delayedtasks.client.Schedule;
 import dev.delayedtasks.client.ScheduleTaskRequest;
 import dev.delayedtasks.client.Task;
 import dev.delayedtasks.client.TaskStatus;
+import dev.delayedtasks.client.When;
 import dev.delayedtasks.client.callback.Callback;
 import dev.delayedtasks.client.callback.CallbackHttpHandler;
 import dev.delayedtasks.client.callback.CallbackReceiver;
@@ -127,16 +127,24 @@ class LiveScenariosIT {
         .taskType("java.live.later")
         .taskId(taskId)
         .payload(Map.of("orderId", taskId))
-        .delay(Duration.ofHours(1))
+        .when(When.after(Duration.ofHours(1)))
         .callbackUrl(callbackUrl);
   }
 
   private static Task awaitStatus(String taskId, TaskStatus status) throws InterruptedException {
     Instant deadline = Instant.now().plus(DELIVERY_TIMEOUT);
     Task task = client.status(taskId);
-    while (task.status() != status) {
+    while (task.summary().status() != status) {
       if (Instant.now().isAfter(deadline)) {
-        fail("task " + taskId + " stayed " + task.status() + ", never " + status + ": " + task);
+        fail(
+            "task "
+                + taskId
+                + " stayed "
+                + task.summary().status()
+                + ", never "
+                + status
+                + ": "
+                + task);
       }
       Thread.sleep(250);
       task = client.status(taskId);
@@ -154,8 +162,9 @@ class LiveScenariosIT {
         }
       }
       Task task = client.status(taskId);
-      if (task.status() == TaskStatus.FAILED) {
-        fail("task " + taskId + " failed instead of being delivered: " + task.lastError());
+      if (task.summary().status() == TaskStatus.FAILED) {
+        fail(
+            "task " + taskId + " failed instead of being delivered: " + task.summary().lastError());
       }
       if (Instant.now().isAfter(deadline)) {
         fail("task " + taskId + " not delivered within " + DELIVERY_TIMEOUT + ": " + task);
@@ -169,15 +178,15 @@ class LiveScenariosIT {
     String taskId = id("cancel");
     CreateResult created = client.create(later(taskId).build());
     assertTrue(created.created());
-    assertEquals(TaskStatus.SCHEDULED, created.task().status());
+    assertEquals(TaskStatus.SCHEDULED, created.task().summary().status());
 
     Task fetched = client.status(taskId);
-    assertEquals(taskId, fetched.taskId());
-    assertEquals("java.live.later", fetched.taskType());
+    assertEquals(taskId, fetched.summary().taskId());
+    assertEquals("java.live.later", fetched.summary().taskType());
     assertEquals(taskId, fetched.payload().get("orderId").asText());
 
-    assertEquals(TaskStatus.CANCELLED, client.cancel(taskId).status());
-    assertEquals(TaskStatus.CANCELLED, client.status(taskId).status());
+    assertEquals(TaskStatus.CANCELLED, client.cancel(taskId).summary().status());
+    assertEquals(TaskStatus.CANCELLED, client.status(taskId).summary().status());
   }
 
   @Test
@@ -188,7 +197,7 @@ class LiveScenariosIT {
         CreateTaskRequest.builder()
             .taskType("java.live.later")
             .payload(Map.of("orderId", "generated"))
-            .delay(Duration.ofHours(1))
+            .when(When.after(Duration.ofHours(1)))
             .callbackUrl(callbackUrl)
             .build();
     List<CreateTasksItem> items =
@@ -201,7 +210,7 @@ class LiveScenariosIT {
 
     assertEquals(4, items.size());
     assertTrue(items.get(0).created());
-    assertEquals(a, items.get(0).task().taskId());
+    assertEquals(a, items.get(0).task().summary().taskId());
     assertTrue(items.get(1).created());
     assertEquals(ErrorCode.INVALID_ARGUMENT, items.get(2).error().code());
     assertEquals(400, items.get(2).error().status());
@@ -212,7 +221,7 @@ class LiveScenariosIT {
     }
     String generated = items.get(1).taskId();
     assertEquals(4, UUID.fromString(generated).version());
-    assertEquals(TaskStatus.SCHEDULED, client.status(generated).status());
+    assertEquals(TaskStatus.SCHEDULED, client.status(generated).summary().status());
     DelayedTaskException absent = assertThrows(DelayedTaskException.class, () -> client.status(c));
     assertEquals(ErrorCode.TASK_NOT_FOUND, absent.code());
 
@@ -229,7 +238,7 @@ class LiveScenariosIT {
     assertTrue(client.create(later(taskId).build()).created());
     CreateResult again = client.create(later(taskId).build());
     assertFalse(again.created());
-    assertEquals(taskId, again.task().taskId());
+    assertEquals(taskId, again.task().summary().taskId());
 
     DelayedTaskException conflict =
         assertThrows(
@@ -264,11 +273,11 @@ class LiveScenariosIT {
     client.create(later(taskId).build());
     Instant newTime = Instant.now().plus(2, ChronoUnit.HOURS).truncatedTo(ChronoUnit.MILLIS);
 
-    Task moved = client.reschedule(taskId, RescheduleRequest.executeAt(newTime));
+    Task moved = client.reschedule(taskId, When.at(newTime));
 
-    assertEquals(newTime, moved.executeAt());
-    assertEquals(newTime, client.status(taskId).executeAt());
-    assertEquals(TaskStatus.SCHEDULED, client.status(taskId).status());
+    assertEquals(newTime, moved.summary().executeAt());
+    assertEquals(newTime, client.status(taskId).summary().executeAt());
+    assertEquals(TaskStatus.SCHEDULED, client.status(taskId).summary().status());
     client.cancel(taskId);
   }
 
@@ -281,7 +290,7 @@ class LiveScenariosIT {
             .taskType("java.live.deliver")
             .taskId(taskId)
             .payload(Map.of("orderId", taskId, "amount", big, "ratio", 0.25))
-            .delay(Duration.ofMillis(500))
+            .when(When.after(Duration.ofMillis(500)))
             .callbackUrl(callbackUrl)
             .build());
 
@@ -309,14 +318,14 @@ class LiveScenariosIT {
             .taskType("java.live.replay")
             .taskId(taskId)
             .payload(Map.of("fixed", false))
-            .delay(Duration.ZERO)
+            .when(When.after(Duration.ZERO))
             .maxRetries(0)
             .callbackUrl(callbackUrl)
             .build());
 
     Task failed = awaitStatus(taskId, TaskStatus.FAILED);
-    assertNotNull(failed.lastError());
-    assertEquals(422, failed.lastError().statusCode());
+    assertNotNull(failed.summary().lastError());
+    assertEquals(422, failed.summary().lastError().statusCode());
 
     client.replay(taskId, ReplayRequest.builder().payload(Map.of("fixed", true)).build());
 
@@ -348,7 +357,7 @@ class LiveScenariosIT {
     assertTrue(client.createSchedule(request).created());
     assertFalse(client.createSchedule(request).created(), "the same spec again is a repeat");
     Schedule schedule = client.getSchedule(scheduleId);
-    assertEquals("1h", schedule.every());
+    assertEquals("1h", schedule.summary().every());
     assertEquals(OverlapPolicy.SKIP, schedule.overlap());
     assertEquals(10, schedule.nextRunTimes().size());
     assertTrue(
@@ -358,9 +367,9 @@ class LiveScenariosIT {
             .stream()
             .anyMatch(s -> s.scheduleId().equals(scheduleId)));
     Schedule paused = client.pauseSchedule(scheduleId, "paused by the SDK test");
-    assertTrue(paused.paused());
-    assertEquals("paused by the SDK test", paused.note());
-    assertFalse(client.resumeSchedule(scheduleId, "resumed by the SDK test").paused());
+    assertTrue(paused.summary().paused());
+    assertEquals("paused by the SDK test", paused.summary().note());
+    assertFalse(client.resumeSchedule(scheduleId, "resumed by the SDK test").summary().paused());
 
     client.triggerSchedule(scheduleId);
     Instant deadline = Instant.now().plus(DELIVERY_TIMEOUT);
