@@ -12,7 +12,7 @@ import java.util.List;
  *
  * <pre>{@code
  * Schedule schedule = client.getSchedule("daily-report");
- * schedule.summary().paused();   // id, owner, cron or every, time zone, paused, note
+ * schedule.paused();            // id, owner, cron or every, time zone, paused, note (read through)
  * schedule.nextRunTimes();       // the next nominal run times
  * }</pre>
  *
@@ -60,6 +60,43 @@ public record Schedule(
   public Schedule {
     nextRunTimes = List.copyOf(nextRunTimes);
     recentOccurrences = List.copyOf(recentOccurrences);
+  }
+
+  // The summary's fields, read as on a list entry (schedule.paused(), as in the other SDKs).
+
+  /** The schedule's id. */
+  public String scheduleId() {
+    return summary.scheduleId();
+  }
+
+  /** The team or service it belongs to. */
+  public String owner() {
+    return summary.owner();
+  }
+
+  /** The cron expression as given, or null for an interval. */
+  public String cron() {
+    return summary.cron();
+  }
+
+  /** The interval as given, or null for a cron. */
+  public String every() {
+    return summary.every();
+  }
+
+  /** The IANA time zone the cron is read in. */
+  public String timeZone() {
+    return summary.timeZone();
+  }
+
+  /** Whether it is paused. */
+  public boolean paused() {
+    return summary.paused();
+  }
+
+  /** The note of the last pause or resume, or null. */
+  public String note() {
+    return summary.note();
   }
 
   static Schedule from(JsonNode node) {

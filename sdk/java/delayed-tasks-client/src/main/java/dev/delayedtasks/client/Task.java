@@ -13,7 +13,7 @@ import java.util.List;
  *
  * <pre>{@code
  * Task task = client.status(taskId);
- * task.summary().status();   // SCHEDULED, ...
+ * task.status();            // SCHEDULED, ... (the summary's fields read through, as task.summary().status())
  * task.payload();            // the JSON object given to the callback
  * }</pre>
  *
@@ -41,6 +41,63 @@ public record Task(
 
   public Task {
     attemptHistory = attemptHistory == null ? List.of() : List.copyOf(attemptHistory);
+  }
+
+  // The summary's fields, read as on a list entry (task.status(), as in the other SDKs).
+
+  /** The task's id. */
+  public String taskId() {
+    return summary.taskId();
+  }
+
+  /** The team or service it belongs to, or null from a server that does not say. */
+  public String owner() {
+    return summary.owner();
+  }
+
+  /** Its type. */
+  public String taskType() {
+    return summary.taskType();
+  }
+
+  /** Where it is. */
+  public TaskStatus status() {
+    return summary.status();
+  }
+
+  /** When it runs (or ran), or null. */
+  public Instant executeAt() {
+    return summary.executeAt();
+  }
+
+  /** When it was created, or null. */
+  public Instant createdAt() {
+    return summary.createdAt();
+  }
+
+  /** Where it is delivered, or null. */
+  public String callbackUrl() {
+    return summary.callbackUrl();
+  }
+
+  /** 1 highest to 5 lowest, or null from a server that does not say. */
+  public Integer priority() {
+    return summary.priority();
+  }
+
+  /** Callback attempts made so far. */
+  public int attempts() {
+    return summary.attempts();
+  }
+
+  /** The last failure, or null. */
+  public TaskError lastError() {
+    return summary.lastError();
+  }
+
+  /** When it closed, or null. */
+  public Instant completedAt() {
+    return summary.completedAt();
   }
 
   static Task from(JsonNode node) {
