@@ -124,7 +124,12 @@ export class ApiMetrics {
    */
   private scheduleGauges(): void {
     const tally = () => this.tally();
-    const bounded = this.taskType;
+    /** The tally's sums by (bounded) task type; none when the read failed. */
+    const byType = async () =>
+      [...((await tally())?.byTaskType ?? [])].map(([type, sum]) => ({
+        ...sum,
+        type: this.taskType.of(type),
+      }));
     new Gauge({
       name: 'delayed_tasks_schedules',
       help: `Schedules by task type and paused state, described at most once a minute (at most ${SCHEDULE_TALLY_MAX}: see delayed_tasks_schedules_truncated)`,
@@ -132,9 +137,9 @@ export class ApiMetrics {
       registers: [this.registry],
       async collect() {
         this.reset();
-        for (const [type, sum] of (await tally())?.byTaskType ?? []) {
-          this.inc({ task_type: bounded.of(type), paused: 'true' }, sum.paused);
-          this.inc({ task_type: bounded.of(type), paused: 'false' }, sum.schedules - sum.paused);
+        for (const sum of await byType()) {
+          this.inc({ task_type: sum.type, paused: 'true' }, sum.paused);
+          this.inc({ task_type: sum.type, paused: 'false' }, sum.schedules - sum.paused);
         }
       },
     });
@@ -145,9 +150,9 @@ export class ApiMetrics {
       registers: [this.registry],
       async collect() {
         this.reset();
-        for (const [type, sum] of (await tally())?.byTaskType ?? []) {
-          this.inc({ task_type: bounded.of(type), reason: 'overlap' }, sum.skippedByOverlap);
-          this.inc({ task_type: bounded.of(type), reason: 'catchup_window' }, sum.missedCatchupWindow);
+        for (const sum of await byType()) {
+          this.inc({ task_type: sum.type, reason: 'overlap' }, sum.skippedByOverlap);
+          this.inc({ task_type: sum.type, reason: 'catchup_window' }, sum.missedCatchupWindow);
         }
       },
     });
