@@ -90,7 +90,10 @@ const tasks = new TaskService({
 const schedules = new ScheduleService({ connection, config, policies, dataConverter }, tasks);
 const metrics = new ApiMetrics({
   readCounts: taskCountsReader(tasks.visibility, config.limits.maxScheduleAheadSeconds * 1000),
-  readScheduleTally: () => schedules.tally(SCHEDULE_TALLY_MAX),
+  ...(config.metrics.scheduleIntervalSeconds > 0 && {
+    readScheduleTally: () => schedules.tally(SCHEDULE_TALLY_MAX),
+    scheduleCacheMs: config.metrics.scheduleIntervalSeconds * 1000,
+  }),
 });
 const codec = dataConverter.payloadCodecs?.[0];
 const shutdown = new ApiShutdown({ ...config.shutdown, logger });

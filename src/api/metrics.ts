@@ -1,7 +1,7 @@
 /**
  * The API process's metrics. Task counts by status come from Temporal visibility counts, cached,
  * so a scrape costs a few count queries whatever the number of tasks; the schedule gauges describe
- * every schedule (up to SCHEDULE_TALLY_MAX), at most once a minute.
+ * every schedule (up to SCHEDULE_TALLY_MAX), at most once per SCHEDULE_METRICS_INTERVAL_SECONDS.
  */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { BoundedLabel } from '../observability/labels.js';
@@ -132,7 +132,7 @@ export class ApiMetrics {
       }));
     new Gauge({
       name: 'delayed_tasks_schedules',
-      help: `Schedules by task type and paused state, described at most once a minute (at most ${SCHEDULE_TALLY_MAX}: see delayed_tasks_schedules_truncated)`,
+      help: `Schedules by task type and paused state, described at most once per SCHEDULE_METRICS_INTERVAL_SECONDS (at most ${SCHEDULE_TALLY_MAX}: see delayed_tasks_schedules_truncated)`,
       labelNames: ['task_type', 'paused'],
       registers: [this.registry],
       async collect() {

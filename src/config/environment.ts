@@ -153,6 +153,11 @@ export interface Config {
     port: number | undefined;
     /** @defaultValue `127.0.0.1` */
     host: string;
+    /**
+     * The API's schedule gauges are read (a describe of every schedule, at most 500) at most this
+     * often; 0: no schedule gauges. @defaultValue 60
+     */
+    scheduleIntervalSeconds: number;
   };
   console: {
     /** Serve the operator console at `/console` (src/console/). @defaultValue false */
@@ -341,6 +346,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
         undefined,
       port: read.optionalInt('METRICS_PORT', 1, 65_535),
       host: read.string('METRICS_HOST', '127.0.0.1', /^\S+$/, 'a host name or address'),
+      scheduleIntervalSeconds: read.int('SCHEDULE_METRICS_INTERVAL_SECONDS', 60, 0, 86_400),
     },
     console: {
       enabled: read.bool('CONSOLE_ENABLED', false),

@@ -35,7 +35,12 @@ describe('loadConfig', () => {
       keepAliveTimeoutMs: 5_000,
       connectionTimeoutMs: 60_000,
     });
-    expect(config.metrics).toEqual({ token: undefined, port: undefined, host: '127.0.0.1' });
+    expect(config.metrics).toEqual({
+      token: undefined,
+      port: undefined,
+      host: '127.0.0.1',
+      scheduleIntervalSeconds: 60,
+    });
   });
 
   it('reads the authentication and metrics keys', () => {
@@ -47,6 +52,7 @@ describe('loadConfig', () => {
       METRICS_TOKEN: 'a-long-enough-token',
       METRICS_PORT: '9100',
       METRICS_HOST: '10.0.0.5',
+      SCHEDULE_METRICS_INTERVAL_SECONDS: '0',
     });
     expect(config.auth).toEqual({
       keysFile: '/etc/dts/keys.json',
@@ -55,7 +61,12 @@ describe('loadConfig', () => {
       failuresPerMinute: 5,
       failuresPerMinuteGlobal: 600,
     });
-    expect(config.metrics).toEqual({ token: 'a-long-enough-token', port: 9100, host: '10.0.0.5' });
+    expect(config.metrics).toEqual({
+      token: 'a-long-enough-token',
+      port: 9100,
+      host: '10.0.0.5',
+      scheduleIntervalSeconds: 0,
+    });
   });
 
   it.each([
