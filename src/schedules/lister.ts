@@ -1,9 +1,9 @@
 /**
  * What visibility says about many schedules at once: pages of one owner's (or every owner's)
  * schedules, how many an owner has, every schedule's run counts for the metrics, and the statuses of
- * a schedule's recent occurrences. Every query
- * is built by `VisibilityQuery` (src/tasks/query.ts). Visibility is eventually consistent: a schedule
- * created a moment ago may be missing from a page or a count for about a second.
+ * a schedule's recent occurrences. Every query is built by `VisibilityQuery` (src/tasks/query.ts).
+ * Visibility is eventually consistent: a schedule created a moment ago may be missing from a page or
+ * a count for about a second.
  */
 import type { ListSchedulesQuery, Schedule, ScheduleList, ScheduleSummary } from '../contract/schedules.js';
 import { ApiError, ErrorCode } from '../errors/catalog.js';
