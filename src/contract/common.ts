@@ -49,3 +49,19 @@ export const ErrorBodySchema = Type.Object(
   },
 );
 export type ErrorBodyType = Static<typeof ErrorBodySchema>;
+
+/** The statuses a resource's routes may answer with the error body. */
+export const RESOURCE_ERROR_STATUSES = [400, 401, 403, 404, 409, 413, 429, 500, 503] as const;
+type ErrorStatus = 400 | 401 | 403 | 404 | 409 | 413 | 429 | 500 | 503;
+
+/**
+ * The error part of a route's `response` schema: each status given answers `ErrorBodySchema`. The one
+ * place the map is written; a route spreads it beside its success schemas.
+ */
+export function errorResponses<const S extends readonly ErrorStatus[]>(
+  statuses: S = RESOURCE_ERROR_STATUSES as unknown as S,
+): { [K in S[number]]: typeof ErrorBodySchema } {
+  return Object.fromEntries(statuses.map((status) => [status, ErrorBodySchema])) as {
+    [K in S[number]]: typeof ErrorBodySchema;
+  };
+}

@@ -16,7 +16,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import Type, { type Static } from 'typebox';
 import type { KeyStore } from '../../auth/key-store.js';
 import { ApiError, ErrorCode } from '../../errors/catalog.js';
-import { ErrorBodySchema } from '../../contract/common.js';
+import { errorResponses } from '../../contract/common.js';
 
 const Base64 = Type.String({ pattern: '^[A-Za-z0-9+/]*={0,2}$', description: 'base64' });
 const PayloadSchema = Type.Object({
@@ -122,9 +122,7 @@ export const codecRoutes: FastifyPluginAsyncTypebox<CodecRoutesOptions> = async 
           body: CodecRequestSchema,
           response: {
             200: CodecBodySchema,
-            400: ErrorBodySchema,
-            401: ErrorBodySchema,
-            403: ErrorBodySchema,
+            ...errorResponses([400, 401, 403]),
           },
         },
       },

@@ -3,7 +3,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import Type from 'typebox';
 import { bearerMatches } from '../../security/bearer-token.js';
 import { unauthenticated } from '../auth.js';
-import { ErrorBodySchema } from '../../contract/common.js';
+import { errorResponses } from '../../contract/common.js';
 import type { ApiMetrics } from '../metrics.js';
 
 export interface HealthRoutesOptions {
@@ -71,7 +71,7 @@ export const healthRoutes: FastifyPluginAsyncTypebox<HealthRoutesOptions> = asyn
         summary: 'Prometheus metrics',
         description: 'Open unless METRICS_TOKEN is set; then `Authorization: Bearer <METRICS_TOKEN>`.',
         produces: ['text/plain'],
-        response: { 200: Type.String({ description: 'Prometheus text format' }), 401: ErrorBodySchema },
+        response: { 200: Type.String({ description: 'Prometheus text format' }), ...errorResponses([401]) },
       },
     },
     async (request, reply) => {

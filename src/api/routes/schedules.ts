@@ -8,7 +8,7 @@ import { absentBodyAsEmpty } from '../../http/json-body.js';
 import Type from 'typebox';
 import type { FastifyRequest } from 'fastify';
 import { accessFor, hasScope, listOwner, mayAccess, type Principal } from '../../auth/principal.js';
-import { ErrorBodySchema } from '../../contract/common.js';
+import { errorResponses } from '../../contract/common.js';
 import {
   BackfillScheduleBodySchema,
   CreateScheduleBodySchema,
@@ -30,17 +30,7 @@ export interface ScheduleRoutesOptions {
   schedules: ScheduleService;
 }
 
-const errors = {
-  400: ErrorBodySchema,
-  401: ErrorBodySchema,
-  403: ErrorBodySchema,
-  404: ErrorBodySchema,
-  409: ErrorBodySchema,
-  413: ErrorBodySchema,
-  429: ErrorBodySchema,
-  500: ErrorBodySchema,
-  503: ErrorBodySchema,
-};
+const errors = errorResponses();
 
 /** A schedule as the caller may see it: its task's payload and URL only with schedules:read. */
 function visibleTo(principal: Principal, schedule: Schedule): ScheduleActionAnswer {

@@ -5,7 +5,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Policies, TaskTypePolicy } from '../../task-types/policies.js';
 import { ApiError, ErrorCode } from '../../errors/catalog.js';
-import { ErrorBodySchema } from '../../contract/common.js';
+import { errorResponses } from '../../contract/common.js';
 import {
   PayloadJsonSchemaSchema,
   PayloadSchemaParamsSchema,
@@ -17,14 +17,7 @@ export interface TaskTypeRoutesOptions {
   policies: Policies;
 }
 
-const errors = {
-  400: ErrorBodySchema,
-  401: ErrorBodySchema,
-  403: ErrorBodySchema,
-  404: ErrorBodySchema,
-  429: ErrorBodySchema,
-  500: ErrorBodySchema,
-};
+const errors = errorResponses([400, 401, 403, 404, 429, 500]);
 
 export const taskTypeRoutes: FastifyPluginAsyncTypebox<TaskTypeRoutesOptions> = async (app, { policies }) => {
   app.get(

@@ -13,7 +13,7 @@ import { accessFor, listOwner } from '../../auth/principal.js';
 import { auditItem, auditRecordOf, auditTask, visibleTo } from '../auth.js';
 import { createBatch, type ItemOutcome } from '../batch-create.js';
 import type { ApiError } from '../../errors/catalog.js';
-import { ErrorBodySchema } from '../../contract/common.js';
+import { errorResponses } from '../../contract/common.js';
 import {
   TaskActionAnswerSchema,
   CreateTaskBodySchema,
@@ -69,17 +69,7 @@ function logCreate(
   );
 }
 
-const errors = {
-  400: ErrorBodySchema,
-  401: ErrorBodySchema,
-  403: ErrorBodySchema,
-  404: ErrorBodySchema,
-  409: ErrorBodySchema,
-  413: ErrorBodySchema,
-  429: ErrorBodySchema,
-  500: ErrorBodySchema,
-  503: ErrorBodySchema,
-};
+const errors = errorResponses();
 
 export const taskRoutes: FastifyPluginAsyncTypebox<TaskRoutesOptions> = async (
   app,
