@@ -1,6 +1,7 @@
 /** Schema pieces every resource shares: the error body and times. */
-import Type, { type Static } from 'typebox';
+import Type, { type Static, type TArray, type TNull, type TSchema, type TString, type TUnion } from 'typebox';
 import { ErrorCode } from '../errors/catalog.js';
+import { OWNER_PATTERN } from '../shared/owner.js';
 
 export const TimestampSchema = Type.String({
   format: 'date-time',
@@ -64,4 +65,30 @@ export function errorResponses<const S extends readonly ErrorStatus[]>(
   return Object.fromEntries(statuses.map((status) => [status, ErrorBodySchema])) as {
     [K in S[number]]: typeof ErrorBodySchema;
   };
+}
+
+/** Paging of a list: the query's `pageSize` and `pageToken`, and an owner filter for admin keys. */
+export function pagingQueryProperties(resources: string) {
+  return {
+    pageSize: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 50 })),
+    pageToken: Type.Optional(
+      Type.String({ maxLength: 4096, description: 'nextPageToken of the previous page' }),
+    ),
+    owner: Type.Optional(
+      Type.String({
+        pattern: OWNER_PATTERN,
+        description: `Admin keys only: this owner's ${resources} (default for admin: every owner's)`,
+      }),
+    ),
+  };
+}
+
+/** A page of a list: its items under `field`, and the token of the next page. */
+export function pageSchema<const F extends string, T extends TSchema>(field: F, item: T) {
+  return Type.Object({
+    [field]: Type.Array(item),
+    nextPageToken: Type.Union([Type.String(), Type.Null()], {
+      description: 'Pass as pageToken for the next page; null on the last',
+    }),
+  } as { [K in F]: TArray<T> } & { nextPageToken: TUnion<[TString, TNull]> });
 }

@@ -13,7 +13,13 @@ import {
   SCHEDULE_RECENT_OCCURRENCES,
 } from '../shared/limits.js';
 import { OWNER_PATTERN } from '../shared/owner.js';
-import { ClientTimeSchema, NullableTimestampSchema, TimestampSchema } from './common.js';
+import {
+  ClientTimeSchema,
+  NullableTimestampSchema,
+  pageSchema,
+  pagingQueryProperties,
+  TimestampSchema,
+} from './common.js';
 import { CreateTaskBodySchema, TaskSchema, TaskStatusSchema, TaskTypeSchema } from './tasks.js';
 
 const ScheduleIdSchema = Type.String({
@@ -357,27 +363,13 @@ export const ListSchedulesQuerySchema = Type.Object(
     paused: Type.Optional(
       Type.Boolean({ description: 'Only paused (true) or only active (false) schedules' }),
     ),
-    pageSize: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 50 })),
-    pageToken: Type.Optional(
-      Type.String({ maxLength: 4096, description: 'nextPageToken of the previous page' }),
-    ),
-    owner: Type.Optional(
-      Type.String({
-        pattern: OWNER_PATTERN,
-        description: "Admin keys only: this owner's schedules (default for admin: every owner's)",
-      }),
-    ),
+    ...pagingQueryProperties('schedules'),
   },
   { additionalProperties: false },
 );
 export type ListSchedulesQuery = Static<typeof ListSchedulesQuerySchema>;
 
-export const ScheduleListSchema = Type.Object({
-  schedules: Type.Array(ScheduleSummarySchema),
-  nextPageToken: Type.Union([Type.String(), Type.Null()], {
-    description: 'Pass as pageToken for the next page; null on the last',
-  }),
-});
+export const ScheduleListSchema = pageSchema('schedules', ScheduleSummarySchema);
 export type ScheduleList = Static<typeof ScheduleListSchema>;
 
 export const ScheduleNoteBodySchema = Type.Object(

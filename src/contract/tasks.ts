@@ -10,7 +10,13 @@ import {
 } from '../shared/limits.js';
 import { ATTEMPT_HISTORY_LIMIT } from '../shared/constants.js';
 import { OWNER_PATTERN } from '../shared/owner.js';
-import { ClientTimeSchema, NullableTimestampSchema, TimestampSchema } from './common.js';
+import {
+  ClientTimeSchema,
+  NullableTimestampSchema,
+  pageSchema,
+  pagingQueryProperties,
+  TimestampSchema,
+} from './common.js';
 
 export const TaskTypeSchema = Type.String({
   pattern: TASK_TYPE_PATTERN,
@@ -276,27 +282,13 @@ export const ListTasksQuerySchema = Type.Object(
         examples: ['2026-12-02T18:30:00+08:00'],
       }),
     ),
-    pageSize: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 50 })),
-    pageToken: Type.Optional(
-      Type.String({ maxLength: 4096, description: 'nextPageToken of the previous page' }),
-    ),
-    owner: Type.Optional(
-      Type.String({
-        pattern: OWNER_PATTERN,
-        description: "Admin keys only: this owner's tasks (default for admin: every owner's)",
-      }),
-    ),
+    ...pagingQueryProperties('tasks'),
   },
   { additionalProperties: false },
 );
 export type ListTasksQuery = Static<typeof ListTasksQuerySchema>;
 
-export const TaskListSchema = Type.Object({
-  tasks: Type.Array(TaskSummarySchema),
-  nextPageToken: Type.Union([Type.String(), Type.Null()], {
-    description: 'Pass as pageToken for the next page; null on the last',
-  }),
-});
+export const TaskListSchema = pageSchema('tasks', TaskSummarySchema);
 export type TaskList = Static<typeof TaskListSchema>;
 
 const WhenProperties = {
