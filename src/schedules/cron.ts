@@ -15,7 +15,8 @@ export interface CronFields {
   normalized: string;
 }
 
-const MACROS: Record<string, string> = {
+/** The macros a cron expression may be instead of five fields, and the fields each stands for. */
+export const CRON_MACROS: Readonly<Record<string, string>> = {
   '@yearly': '0 0 1 1 *',
   '@annually': '0 0 1 1 *',
   '@monthly': '0 0 1 * *',
@@ -52,9 +53,9 @@ export class CronError extends Error {
 /** Parses a cron expression; throws CronError saying what is wrong. */
 export function parseCron(expression: string): CronFields {
   const text = expression.trim();
-  const expanded = text.startsWith('@') ? MACROS[text.toLowerCase()] : text;
+  const expanded = text.startsWith('@') ? CRON_MACROS[text.toLowerCase()] : text;
   if (expanded === undefined) {
-    throw new CronError(`${text} is not one of ${Object.keys(MACROS).join(', ')}`);
+    throw new CronError(`${text} is not one of ${Object.keys(CRON_MACROS).join(', ')}`);
   }
   const parts = expanded.split(/\s+/);
   if (parts.length !== 5) {

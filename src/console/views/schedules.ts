@@ -4,6 +4,7 @@
  * linked) and the pause, resume and trigger forms for a key with schedules:write.
  */
 import type { Schedule, ScheduleList } from '../../contract/schedules.js';
+import { CRON_MACROS } from '../../schedules/cron.js';
 import { html, type Html } from '../html.js';
 import { csrf, layout, type Viewer } from './layout.js';
 import { taskUrl } from './tasks.js';
@@ -27,19 +28,10 @@ export function scheduleUrl(
 }
 
 const WEEKDAYS = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
-const ALIASES: Record<string, string> = {
-  '@yearly': '0 0 1 1 *',
-  '@annually': '0 0 1 1 *',
-  '@monthly': '0 0 1 * *',
-  '@weekly': '0 0 * * 0',
-  '@daily': '0 0 * * *',
-  '@midnight': '0 0 * * *',
-  '@hourly': '0 * * * *',
-};
 
 /** A cron expression in words for its common shapes; the expression itself for any other. */
 export function cronInWords(cron: string): string {
-  const fields = (ALIASES[cron.trim()] ?? cron.trim()).split(/\s+/);
+  const fields = (CRON_MACROS[cron.trim()] ?? cron.trim()).split(/\s+/);
   if (fields.length !== 5) return `on cron ${cron}`;
   const [minute, hour, day, month, weekday] = fields as [string, string, string, string, string];
   const number = /^\d+$/;
