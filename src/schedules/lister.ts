@@ -14,7 +14,7 @@ import { decodePageToken, encodePageToken } from '../tasks/page-token.js';
 import { VisibilityQuery } from '../tasks/query.js';
 import type { TemporalCalls } from '../temporal/calls.js';
 import type { Described } from './views.js';
-import { toSchedule, toSummary } from './views.js';
+import { toSchedule, toScheduleSummary } from './views.js';
 
 /** How many schedules of a page are described at once. */
 const DESCRIBE_CONCURRENCY = 8;
@@ -136,7 +136,7 @@ export class ScheduleLister {
   /** A listed schedule's summary; undefined when it has gone (deleted since) or is not ours. */
   private async summary(owner: string, scheduleId: string): Promise<ScheduleSummary | undefined> {
     const schedule = await this.schedule(owner, scheduleId);
-    return schedule && toSummary(schedule);
+    return schedule && toScheduleSummary(schedule);
   }
 
   /** A listed schedule (without its occurrences' statuses); undefined when it has gone or is not ours. */

@@ -77,7 +77,7 @@ export function toSchedule(
   };
 }
 
-export function toSummary(schedule: Schedule): ScheduleSummary {
+export function toScheduleSummary(schedule: Schedule): ScheduleSummary {
   return {
     scheduleId: schedule.scheduleId,
     owner: schedule.owner,

@@ -52,7 +52,7 @@ function decode(payload: Payload | null | undefined): unknown {
 }
 
 /** A task in a list: what visibility holds of it (search attributes and memo, decoded). */
-export function toSummary(execution: temporal.api.workflow.v1.IWorkflowExecutionInfo): TaskSummary {
+export function toTaskSummary(execution: temporal.api.workflow.v1.IWorkflowExecutionInfo): TaskSummary {
   const attributes = execution.searchAttributes?.indexedFields ?? {};
   const memo = execution.memo?.fields ?? {};
   const text = (value: unknown) => (typeof value === 'string' ? value : null);

@@ -12,7 +12,7 @@ import type { ExecutionInfo, TemporalCalls } from '../temporal/calls.js';
 import { parseRfc3339 } from './input.js';
 import { decodePageToken, encodePageToken } from './page-token.js';
 import { VisibilityQuery } from './query.js';
-import { toSummary } from './views.js';
+import { toTaskSummary } from './views.js';
 
 const { WorkflowExecutionStatus } = proto.temporal.api.enums.v1;
 
@@ -73,7 +73,7 @@ export class TaskVisibility {
     const summaries = await Promise.all(
       executions
         .filter((_, i) => latest[i])
-        .map(async (execution) => toSummary(await this.temporal.decodeMemo(execution))),
+        .map(async (execution) => toTaskSummary(await this.temporal.decodeMemo(execution))),
     );
     // Case-sensitive, whatever the visibility store: SQLite's and MySQL's STARTS_WITH ignore case.
     const { idPrefix } = request;

@@ -11,7 +11,7 @@ import type { CreateTaskBody, ListTasksQuery, Task, TaskSummary } from '../../..
 import { initialTaskState } from '../../../src/shared/task.js';
 import { buildTaskSpec } from '../../../src/tasks/input.js';
 import { taskStartOptions } from '../../../src/tasks/start-options.js';
-import { toSummary, toTask } from '../../../src/tasks/views.js';
+import { toTaskSummary, toTask } from '../../../src/tasks/views.js';
 import { TaskVisibility } from '../../../src/tasks/visibility.js';
 import type { TemporalCalls } from '../../../src/temporal/calls.js';
 import { Policies } from '../../../src/task-types/policies.js';
@@ -62,7 +62,7 @@ describe('a field of the create body', () => {
 describe('a field of the list summary', () => {
   const { spec, fingerprint } = buildTaskSpec({ ...base, delaySeconds: 30, traceId: 't', priority: 2 }, ctx);
   const options = taskStartOptions(spec, fingerprint, 'q', 'REJECT_DUPLICATE');
-  const summary = toSummary({
+  const summary = toTaskSummary({
     execution: { workflowId: options.workflowId },
     memo: {
       fields: Object.fromEntries(
@@ -92,7 +92,7 @@ describe('a field of the list summary', () => {
     const expected = field in LIST_ONLY ? LIST_ONLY[field] : task[field as keyof Task];
     expect(
       summary[field],
-      `the list reads ${field} from visibility: write it at start (src/tasks/start-options.ts) and read it in toSummary (src/tasks/views.ts)`,
+      `the list reads ${field} from visibility: write it at start (src/tasks/start-options.ts) and read it in toTaskSummary (src/tasks/views.ts)`,
     ).toEqual(expected);
   });
 });
