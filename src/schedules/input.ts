@@ -11,6 +11,7 @@ import { workflowIdOf } from '../shared/owner.js';
 import type { TaskSpec } from '../shared/task.js';
 import { digest } from '../tasks/fingerprint.js';
 import { parseRfc3339 } from '../tasks/input.js';
+import { taskMemo, taskSearchAttributes, taskSummaryLine } from '../tasks/start-options.js';
 import type { Timing } from './spec.js';
 
 /** The timing and policies as the client gave them, defaults applied: what a schedule's view shows. */
@@ -97,18 +98,10 @@ export function actionOf(
     args: [input],
     // Workflow tasks of a saturated type wait on the server in priority order, as a one-shot task's.
     priority: { priorityKey: spec.priority },
-    typedSearchAttributes: [
-      { key: SEARCH_ATTRIBUTES.owner, value: owner },
-      { key: SEARCH_ATTRIBUTES.taskType, value: spec.taskType },
-      { key: SEARCH_ATTRIBUTES.taskStatus, value: 'SCHEDULED' },
-    ],
-    memo: {
-      specHash: taskFingerprint,
-      callbackUrl: spec.callbackUrl,
-      priority: spec.priority,
-      schedule: definition,
-    },
-    staticSummary: `${spec.taskType} → POST ${spec.callbackUrl}, occurrence of schedule ${scheduleId}`,
+    // A one-shot task's attributes and memo but its due time, which the occurrence writes as it starts.
+    typedSearchAttributes: taskSearchAttributes(input),
+    memo: { ...taskMemo(input, taskFingerprint), schedule: definition },
+    staticSummary: `${taskSummaryLine(input)}, occurrence of schedule ${scheduleId}`,
   };
 }
 

@@ -1,6 +1,7 @@
 /**
  * How a task's workflow is started: its id, queue, input, search attributes, memo and the summary
- * the Web UI shows. Shared with the benchmark's direct-client system and the tests that start
+ * the Web UI shows. Shared with a schedule's action (src/schedules/input.ts), which starts the same
+ * workflow through these builders, the benchmark's direct-client system and the tests that start
  * workflows by hand.
  */
 import type { WorkflowStartOptions } from '@temporalio/client';
@@ -8,6 +9,28 @@ import { SEARCH_ATTRIBUTES } from '../shared/constants.js';
 import { workflowIdOf } from '../shared/owner.js';
 import type { TaskSpec } from '../shared/task.js';
 import type { delayedTask } from '../workflows/delayed-task.js';
+
+/**
+ * The search attributes every task starts with (a schedule's occurrence too): lists filter on them.
+ * A one-shot task adds its due time; an occurrence's workflow writes it when it starts.
+ */
+export function taskSearchAttributes(spec: TaskSpec) {
+  return [
+    { key: SEARCH_ATTRIBUTES.owner, value: spec.owner },
+    { key: SEARCH_ATTRIBUTES.taskType, value: spec.taskType },
+    { key: SEARCH_ATTRIBUTES.taskStatus, value: 'SCHEDULED' },
+  ];
+}
+
+/** The memo every task starts with: what the list shows beside the search attributes. */
+export function taskMemo(spec: TaskSpec, fingerprint: string) {
+  return { specHash: fingerprint, callbackUrl: spec.callbackUrl, priority: spec.priority };
+}
+
+/** The first words of the Web UI's summary of a task: its type and where it goes. */
+export function taskSummaryLine(spec: TaskSpec): string {
+  return `${spec.taskType} → POST ${spec.callbackUrl}`;
+}
 
 export function taskStartOptions(
   spec: TaskSpec,
@@ -24,19 +47,11 @@ export function taskStartOptions(
     // callback runs inside them); the callback activity of older tasks carries it as before.
     priority: { priorityKey: spec.priority },
     typedSearchAttributes: [
-      { key: SEARCH_ATTRIBUTES.owner, value: spec.owner },
-      { key: SEARCH_ATTRIBUTES.taskType, value: spec.taskType },
-      { key: SEARCH_ATTRIBUTES.taskStatus, value: 'SCHEDULED' },
+      ...taskSearchAttributes(spec),
       { key: SEARCH_ATTRIBUTES.executeAt, value: new Date(spec.executeAt) },
     ],
-    memo: {
-      specHash: fingerprint,
-      createdAt: spec.createdAt,
-      callbackUrl: spec.callbackUrl,
-      priority: spec.priority,
-      executeAt: spec.executeAt,
-    },
-    staticSummary: `${spec.taskType} → POST ${spec.callbackUrl}, due ${spec.executeAt}`,
+    memo: { ...taskMemo(spec, fingerprint), createdAt: spec.createdAt, executeAt: spec.executeAt },
+    staticSummary: `${taskSummaryLine(spec)}, due ${spec.executeAt}`,
     staticDetails: [
       `**Owner:** ${spec.owner}, **task id:** ${spec.taskId}`,
       `**Task type:** ${spec.taskType}`,
