@@ -20,7 +20,7 @@ import {
   pagingQueryProperties,
   TimestampSchema,
 } from './common.js';
-import { CreateTaskBodySchema, TaskSchema, TaskStatusSchema, TaskTypeSchema } from './tasks.js';
+import { CreateTaskBodySchema, TaskSchema, TaskStatusSchema, TaskTypeSchema, type Task } from './tasks.js';
 
 const ScheduleIdSchema = Type.String({
   pattern: SCHEDULE_ID_PATTERN,
@@ -208,8 +208,8 @@ export const ScheduleOccurrenceSchema = Type.Object({
 });
 export type ScheduleOccurrence = Static<typeof ScheduleOccurrenceSchema>;
 
-/** The task every occurrence runs, defaults applied (as a Task shows them). */
-const ScheduleTaskViewSchema = Type.Pick(TaskSchema, [
+/** The fields of a Task that a schedule's task shows: what every occurrence is created with. */
+export const SCHEDULE_TASK_VIEW_FIELDS = [
   'taskType',
   'payload',
   'payloadVersion',
@@ -218,7 +218,10 @@ const ScheduleTaskViewSchema = Type.Pick(TaskSchema, [
   'timeoutMs',
   'traceId',
   'priority',
-]);
+] as const satisfies ReadonlyArray<keyof Task>;
+
+/** The task every occurrence runs, defaults applied (as a Task shows them). */
+const ScheduleTaskViewSchema = Type.Pick(TaskSchema, SCHEDULE_TASK_VIEW_FIELDS);
 
 export const SCHEDULE_EXAMPLE = {
   scheduleId: 'daily-report',

@@ -4,11 +4,17 @@
  * occurrences as Temporal lists them, with each occurrence's status from visibility.
  */
 import type { ScheduleDescription } from '@temporalio/client';
-import type { Schedule, ScheduleOccurrence, ScheduleSummary } from '../contract/schedules.js';
+import {
+  SCHEDULE_TASK_VIEW_FIELDS,
+  type Schedule,
+  type ScheduleOccurrence,
+  type ScheduleSummary,
+} from '../contract/schedules.js';
 import { SCHEDULE_NEXT_RUNS, SCHEDULE_RECENT_OCCURRENCES } from '../shared/limits.js';
 import { parseWorkflowId } from '../shared/owner.js';
 import { nominalTimeOfWorkflowId } from '../shared/schedule.js';
-import type { TaskSpec, TaskStatus } from '../shared/task.js';
+import { initialTaskState, type TaskSpec, type TaskStatus } from '../shared/task.js';
+import { toTask } from '../tasks/views.js';
 import type { Definition } from './input.js';
 
 /** What a description of one of our schedules holds; undefined for any other schedule. */
@@ -41,6 +47,14 @@ export function recentOccurrences(
   });
 }
 
+/** The schedule's task as a Task of it would show it (`toTask`), cut to the fields a schedule shows. */
+function scheduleTaskView(spec: TaskSpec): Schedule['task'] {
+  const task = toTask(initialTaskState(spec));
+  return Object.fromEntries(
+    SCHEDULE_TASK_VIEW_FIELDS.map((field) => [field, task[field]]),
+  ) as Schedule['task'];
+}
+
 export function toSchedule(
   { description, definition, spec }: Described,
   owner: string,
@@ -54,16 +68,7 @@ export function toSchedule(
     remainingRuns: state.remainingActions ?? null,
     paused: state.paused,
     note: state.note ? state.note : null,
-    task: {
-      taskType: spec.taskType,
-      payload: spec.payload,
-      payloadVersion: spec.payloadVersion,
-      callbackUrl: spec.callbackUrl,
-      maxRetries: spec.maxRetries,
-      timeoutMs: spec.timeoutMs,
-      traceId: spec.traceId,
-      priority: spec.priority,
-    },
+    task: scheduleTaskView(spec),
     nextRunTimes: info.nextActionTimes.slice(0, SCHEDULE_NEXT_RUNS).map((time) => time.toISOString()),
     recentOccurrences: recentOccurrences(description).map(({ workflowId, ...occurrence }) => ({
       ...occurrence,
