@@ -189,7 +189,7 @@ async function main(): Promise<void> {
     'one-shot tasks',
     async (i, boundary) => {
       const taskId = `herd-${boundary}-${i}`;
-      await tasks.create(access, {
+      await tasks.commands.create(access, {
         taskId,
         taskType: 'bench.herd',
         executeAt: new Date(boundary).toISOString(),

@@ -9,7 +9,7 @@ import { createAjv, toFieldProblems } from '../validation/json-schema.js';
 import { ApiError, ErrorCode, schemaViolation } from '../errors/catalog.js';
 import { checkNumbers } from '../http/json-body.js';
 import { CreateTaskBodySchema, type CreateTaskBody } from '../contract/tasks.js';
-import type { CreateResult, TaskService } from '../tasks/service.js';
+import type { CreateResult, TaskCommands } from '../tasks/commands.js';
 import { toApiError } from '../temporal/errors.js';
 
 /** Items of one request being prepared or started at once. */
@@ -58,7 +58,7 @@ export type ItemOutcome =
  * timeout on one item does not fail the others: each has its own deadline.
  */
 export async function createBatch(
-  tasks: Pick<TaskService, 'prepare' | 'commit'>,
+  tasks: Pick<TaskCommands, 'prepare' | 'commit'>,
   access: TaskAccess,
   items: readonly unknown[],
   concurrency = BATCH_CREATE_CONCURRENCY,

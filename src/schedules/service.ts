@@ -155,7 +155,7 @@ export class ScheduleService {
   /** The task of each occurrence, checked as a one-shot create is, and where it runs. */
   private async prepareTask(access: TaskAccess, scheduleId: string, task: CreateScheduleBody['task']) {
     // The id and due time are placeholders: each occurrence takes its own (src/shared/schedule.ts).
-    const prepared = await this.tasks
+    const prepared = await this.tasks.commands
       .prepare(access, { ...task, taskId: scheduleId, delaySeconds: 0 })
       .catch((err: unknown) => {
         throw underTask(err);

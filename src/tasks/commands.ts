@@ -71,6 +71,14 @@ export class TaskCommands {
   }
 
   /**
+   * Creates a task for `access.owner`; the same id with the same spec returns the existing task
+   * (`created: false`). Idempotency is per owner: another owner's task of the same id is another task.
+   */
+  async create(access: TaskAccess, body: CreateTaskBody): Promise<CreateResult> {
+    return this.commit(await this.prepare(access, body));
+  }
+
+  /**
    * Every check of a create that needs no Temporal call: access, validation, the SSRF guard. A
    * batch prepares its items, then commits each one (src/api/batch-create.ts).
    */

@@ -17,7 +17,8 @@ import { isNotStartedYet, toApiError } from '../temporal/errors.js';
 import { LOCAL_ACTIVITY_MARKER } from '../temporal/sdk-knowledge.js';
 import { statusQuery } from '../workflows/delayed-task.js';
 import { readWaitingTask, startDelayPending } from './legacy-start-delay.js';
-import { eventTimeMs } from './views.js';
+import { eventTimeMs, toTask } from './views.js';
+import type { Task } from '../contract/tasks.js';
 
 const { EventType } = proto.temporal.api.enums.v1;
 type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
@@ -45,6 +46,11 @@ export class TaskReader {
     private readonly temporal: TemporalCalls,
     private readonly now: () => number,
   ) {}
+
+  /** The task `taskId` of `owner` as the API shows it; another owner's answers 404 as an absent one. */
+  async task(owner: string, taskId: string): Promise<Task> {
+    return toTask(await this.state(owner, taskId));
+  }
 
   /** The task `taskId` of `owner`; another owner's task answers 404 as an absent one does. */
   async state(owner: string, taskId: string): Promise<TaskState> {

@@ -1,30 +1,18 @@
 /**
  * The task domain, as the API and the console use it: commands (create, cancel, reschedule, replay),
  * the reader (one task), visibility (many tasks, counts) and bulk operations, over one set of
- * Temporal calls under the API's deadline. Wiring only; each part is in its own module.
+ * Temporal calls under the API's deadline. Wiring only: callers use each part directly
+ * (`tasks.commands.create`, `tasks.reader.task`), so every step has one owner.
  */
 import type { Connection, DataConverter, WorkflowClientInterceptor } from '@temporalio/client';
-import type { TaskAccess } from '../auth/principal.js';
 import type { Config } from '../config/environment.js';
-import type {
-  CreateTaskBody,
-  ListTasksQuery,
-  ReplayBody,
-  RescheduleBody,
-  Task,
-  TaskList,
-} from '../contract/tasks.js';
-import type { BatchJob, BulkCancelBody, BulkReplayBody } from '../contract/batches.js';
 import type { Policies } from '../task-types/policies.js';
 import type { Resolver } from '../security/callback-guard.js';
 import { TemporalCalls } from '../temporal/calls.js';
 import { BulkOperations } from './bulk.js';
-import { TaskCommands, type CreateResult, type PreparedCreate } from './commands.js';
+import { TaskCommands } from './commands.js';
 import { TaskReader } from './reader.js';
-import { toTask } from './views.js';
 import { TaskVisibility } from './visibility.js';
-
-export type { CreateResult, PreparedCreate } from './commands.js';
 
 export interface TaskServiceOptions {
   connection: Connection;
@@ -40,12 +28,15 @@ export interface TaskServiceOptions {
 }
 
 export class TaskService {
+  /** What changes a task: create, cancel, reschedule, replay. */
+  readonly commands: TaskCommands;
+  /** One task read back. */
+  readonly reader: TaskReader;
   /** Lists and counts (the console's charts and the API's gauges count through it). */
   readonly visibility: TaskVisibility;
+  /** Batch operations over a filter: replay, cancel, and their jobs. */
+  readonly bulk: BulkOperations;
   private readonly temporal: TemporalCalls;
-  private readonly reader: TaskReader;
-  private readonly commands: TaskCommands;
-  private readonly bulk: BulkOperations;
 
   constructor(private readonly options: TaskServiceOptions) {
     const { config } = options;
@@ -73,55 +64,6 @@ export class TaskService {
   /** The task-type policies requests are checked against. */
   get policies(): Policies {
     return this.options.policies;
-  }
-
-  /**
-   * Creates a task for `access.owner`; the same id with the same spec returns the existing task
-   * (`created: false`). Idempotency is per owner: another owner's task of the same id is another task.
-   */
-  async create(access: TaskAccess, body: CreateTaskBody): Promise<CreateResult> {
-    return this.commands.commit(await this.commands.prepare(access, body));
-  }
-
-  prepare(access: TaskAccess, body: CreateTaskBody): Promise<PreparedCreate> {
-    return this.commands.prepare(access, body);
-  }
-
-  commit(prepared: PreparedCreate): Promise<CreateResult> {
-    return this.commands.commit(prepared);
-  }
-
-  /** A task of `owner`; another owner's task of this id answers 404 as an absent one does. */
-  async get(owner: string, taskId: string): Promise<Task> {
-    return toTask(await this.reader.state(owner, taskId));
-  }
-
-  cancel(access: TaskAccess, taskId: string): Promise<Task> {
-    return this.commands.cancel(access, taskId);
-  }
-
-  reschedule(access: TaskAccess, taskId: string, body: RescheduleBody): Promise<Task> {
-    return this.commands.reschedule(access, taskId, body);
-  }
-
-  replay(access: TaskAccess, taskId: string, body: ReplayBody): Promise<Task> {
-    return this.commands.replay(access, taskId, body);
-  }
-
-  list(owner: string | undefined, query: Omit<ListTasksQuery, 'owner'>): Promise<TaskList> {
-    return this.visibility.list(owner, query);
-  }
-
-  bulkReplay(body: BulkReplayBody): Promise<BatchJob> {
-    return this.bulk.replay(body);
-  }
-
-  bulkCancel(body: BulkCancelBody): Promise<BatchJob> {
-    return this.bulk.cancel(body);
-  }
-
-  batch(jobId: string): Promise<BatchJob> {
-    return this.bulk.describe(jobId);
   }
 
   /** Temporal answers and the namespace exists. */

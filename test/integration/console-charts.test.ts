@@ -82,7 +82,7 @@ async function startPrometheus(target: string): Promise<string> {
 }
 
 async function create(owner: string, taskId: string, executeAt?: number) {
-  const { task } = await h.tasks.create(ownerAccess(owner), {
+  const { task } = await h.tasks.commands.create(ownerAccess(owner), {
     taskId,
     taskType,
     payload: { n: 1 },
@@ -123,9 +123,9 @@ beforeAll(async () => {
   const done = [await create('orders', uniqueId('ok')), await create('orders', uniqueId('ok'))];
   const failed = await create('orders', failing);
   const cancelled = await create('orders', uniqueId('cancel'), now + HOUR);
-  await h.tasks.cancel(ownerAccess('orders'), cancelled.taskId);
+  await h.tasks.commands.cancel(ownerAccess('orders'), cancelled.taskId);
   const settled = (taskId: string, status: string) =>
-    waitFor(async () => (await h.tasks.get('orders', taskId)).status === status, {
+    waitFor(async () => (await h.tasks.reader.task('orders', taskId)).status === status, {
       timeoutMs: 30_000,
       what: `task ${taskId} to be ${status}`,
     });
@@ -293,7 +293,7 @@ describe('console charts', () => {
         { timeoutMs: 30_000, what: 'Prometheus to have scraped the type' },
       );
       const late = await create('orders', uniqueId('late'));
-      await waitFor(async () => (await h.tasks.get('orders', late.taskId)).status === 'SUCCEEDED', {
+      await waitFor(async () => (await h.tasks.reader.task('orders', late.taskId)).status === 'SUCCEEDED', {
         timeoutMs: 30_000,
         what: 'the late task to succeed',
       });

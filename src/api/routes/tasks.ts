@@ -113,7 +113,7 @@ export const taskRoutes: FastifyPluginAsyncTypebox<TaskRoutesOptions> = async (
       },
     },
     async (request, reply) => {
-      const { task, created } = await tasks.create(request.principal, request.body);
+      const { task, created } = await tasks.commands.create(request.principal, request.body);
       auditTask(request, task);
       logCreate(request, task, created);
       if (!created) return reply.code(200).send(task);
@@ -147,7 +147,7 @@ export const taskRoutes: FastifyPluginAsyncTypebox<TaskRoutesOptions> = async (
     },
     async (request) => {
       const items = request.body.tasks as readonly unknown[];
-      const outcomes = await createBatch(tasks, request.principal, items);
+      const outcomes = await createBatch(tasks.commands, request.principal, items);
       return { results: outcomes.map((outcome) => answer(request, outcome)) };
     },
   );
@@ -166,7 +166,7 @@ export const taskRoutes: FastifyPluginAsyncTypebox<TaskRoutesOptions> = async (
     },
     async (request) => {
       const { owner, ...query } = request.query;
-      const page = await tasks.list(listOwner(request.principal, owner), query);
+      const page = await tasks.visibility.list(listOwner(request.principal, owner), query);
       // A key limited to some task types or callback hosts lists only those (a page may hold fewer).
       return { ...page, tasks: visibleTasks(request.principal, page.tasks) };
     },
@@ -189,7 +189,7 @@ export const taskRoutes: FastifyPluginAsyncTypebox<TaskRoutesOptions> = async (
       const access = accessFor(request.principal, request.query.owner);
       // A key limited to some task types or callback hosts reads only those tasks of its owner; the
       // others answer as absent ones do.
-      return readableTask(access, await tasks.get(access.owner, request.params.taskId));
+      return readableTask(access, await tasks.reader.task(access.owner, request.params.taskId));
     },
   );
 
@@ -209,7 +209,7 @@ export const taskRoutes: FastifyPluginAsyncTypebox<TaskRoutesOptions> = async (
       },
     },
     async (request) => {
-      const task = await tasks.cancel(
+      const task = await tasks.commands.cancel(
         accessFor(request.principal, request.query.owner),
         request.params.taskId,
       );
@@ -239,7 +239,7 @@ export const taskRoutes: FastifyPluginAsyncTypebox<TaskRoutesOptions> = async (
       },
     },
     async (request) => {
-      const task = await tasks.reschedule(
+      const task = await tasks.commands.reschedule(
         accessFor(request.principal, request.query.owner),
         request.params.taskId,
         request.body,
@@ -271,7 +271,7 @@ export const taskRoutes: FastifyPluginAsyncTypebox<TaskRoutesOptions> = async (
       preValidation: absentBodyAsEmpty,
     },
     async (request) => {
-      const task = await tasks.replay(
+      const task = await tasks.commands.replay(
         accessFor(request.principal, request.query.owner),
         request.params.taskId,
         request.body ?? {},
@@ -300,7 +300,7 @@ export const taskRoutes: FastifyPluginAsyncTypebox<TaskRoutesOptions> = async (
     },
     async (request, reply) => {
       checkBulkAccess(request.principal, request.body.taskType);
-      return reply.code(202).send(await tasks.bulkReplay(request.body));
+      return reply.code(202).send(await tasks.bulk.replay(request.body));
     },
   );
 
@@ -319,7 +319,7 @@ export const taskRoutes: FastifyPluginAsyncTypebox<TaskRoutesOptions> = async (
     },
     async (request, reply) => {
       checkBulkAccess(request.principal, request.body.taskType);
-      return reply.code(202).send(await tasks.bulkCancel(request.body));
+      return reply.code(202).send(await tasks.bulk.cancel(request.body));
     },
   );
 
@@ -335,6 +335,6 @@ export const taskRoutes: FastifyPluginAsyncTypebox<TaskRoutesOptions> = async (
         response: { 200: BatchJobSchema, ...errors },
       },
     },
-    async (request) => tasks.batch(request.params.jobId),
+    async (request) => tasks.bulk.describe(request.params.jobId),
   );
 };

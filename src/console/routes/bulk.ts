@@ -44,7 +44,11 @@ export function consoleBulkRoutes(app: FastifyInstance, ctx: ConsoleContext): vo
         : ['SCHEDULED', 'RUNNING'];
     const lists = await Promise.all(
       statuses.map((status) =>
-        tasks.list(undefined, { taskType: filter.taskType, status: status as never, pageSize: 1000 }),
+        tasks.visibility.list(undefined, {
+          taskType: filter.taskType,
+          status: status as never,
+          pageSize: 1000,
+        }),
       ),
     );
     return lists.reduce((sum, list) => sum + list.tasks.length, 0);
@@ -76,8 +80,8 @@ export function consoleBulkRoutes(app: FastifyInstance, ctx: ConsoleContext): vo
     const reason = reasonOf(raw);
     const job =
       filter.operation === 'replay'
-        ? await tasks.bulkReplay(bulkBody(filter) as never)
-        : await tasks.bulkCancel(bulkBody(filter) as never);
+        ? await tasks.bulk.replay(bulkBody(filter) as never)
+        : await tasks.bulk.cancel(bulkBody(filter) as never);
     audit(request, `bulk-${filter.operation}`, {
       jobId: job.jobId,
       filter: bulkBody(filter),
@@ -91,7 +95,10 @@ export function consoleBulkRoutes(app: FastifyInstance, ctx: ConsoleContext): vo
     '/console/batches/:jobId',
     async (request: FastifyRequest<{ Params: { jobId: string } }>, reply) => {
       requireWrite(request, 'admin');
-      return page(reply, batchPage(viewerOf(request, reply), await tasks.batch(request.params.jobId)));
+      return page(
+        reply,
+        batchPage(viewerOf(request, reply), await tasks.bulk.describe(request.params.jobId)),
+      );
     },
   );
 }

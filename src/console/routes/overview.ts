@@ -35,7 +35,7 @@ export function consoleOverviewRoutes(app: FastifyInstance, ctx: ConsoleContext)
     const scope = { taskTypes };
     const [open, deadLetters, succeeded, cancelled] = await Promise.all([
       tasks.visibility.countByStatus(['SCHEDULED', 'RUNNING'], scope),
-      tasks.list(undefined, { status: 'FAILED', pageSize: DEAD_LETTER_CAP }),
+      tasks.visibility.list(undefined, { status: 'FAILED', pageSize: DEAD_LETTER_CAP }),
       tasks.visibility.countClosed('SUCCEEDED', now - FINISHED_WINDOW_MS, undefined, scope),
       tasks.visibility.countClosed('CANCELLED', now - FINISHED_WINDOW_MS, undefined, scope),
     ]);
@@ -104,7 +104,7 @@ export function consoleOverviewRoutes(app: FastifyInstance, ctx: ConsoleContext)
     const [byStatus, overdue, sample, section] = await Promise.all([
       countable ? countsByStatus(principal, countable.taskTypes, now) : undefined,
       countable ? tasks.visibility.countOverdue(now, { taskTypes: countable.taskTypes }) : undefined,
-      tasks.list(listOwner(principal, undefined), { pageSize: SAMPLE_SIZE }),
+      tasks.visibility.list(listOwner(principal, undefined), { pageSize: SAMPLE_SIZE }),
       chartsOf(principal, request.query as { owner?: string }),
     ]);
     const visible = visibleTasks(principal, sample.tasks);

@@ -99,7 +99,10 @@ export function consoleTaskRoutes(app: FastifyInstance, ctx: ConsoleContext): vo
    */
   const readTask = async (request: TaskRequest) => {
     const access = accessOf(request);
-    return { access, task: readableTask(access, await tasks.get(access.owner, request.params.taskId)) };
+    return {
+      access,
+      task: readableTask(access, await tasks.reader.task(access.owner, request.params.taskId)),
+    };
   };
 
   app.get('/console/tasks/:taskId', async (request: TaskRequest, reply) => {
@@ -119,7 +122,7 @@ export function consoleTaskRoutes(app: FastifyInstance, ctx: ConsoleContext): vo
     requireWrite(request);
     const reason = reasonOf(request.body as Form);
     const { access } = await readTask(request);
-    const task = await tasks.cancel(access, request.params.taskId);
+    const task = await tasks.commands.cancel(access, request.params.taskId);
     audit(request, 'cancel', { taskId: task.taskId, owner: task.owner, reason, outcome: 'ok' });
     return reply.redirect(taskUrl(task.taskId, task.owner, access), 303);
   });
@@ -134,7 +137,7 @@ export function consoleTaskRoutes(app: FastifyInstance, ctx: ConsoleContext): vo
         { field: 'executeAt', reason: 'is not a date and time' },
       ]);
     const { access } = await readTask(request);
-    const task = await tasks.reschedule(access, request.params.taskId, {
+    const task = await tasks.commands.reschedule(access, request.params.taskId, {
       executeAt: new Date(at).toISOString(),
     });
     audit(request, 'reschedule', { taskId: task.taskId, owner: task.owner, reason, outcome: 'ok' });
@@ -167,7 +170,7 @@ export function consoleTaskRoutes(app: FastifyInstance, ctx: ConsoleContext): vo
       problems.push(...toFieldProblems(validateReplay.errors));
     if (problems.length === 0) {
       try {
-        const task = await tasks.replay(access, request.params.taskId, body);
+        const task = await tasks.commands.replay(access, request.params.taskId, body);
         audit(request, 'replay', {
           taskId: task.taskId,
           owner: task.owner,

@@ -8,7 +8,7 @@ import { ANONYMOUS } from '../../../src/auth/principal.js';
 import { createBatch } from '../../../src/api/batch-create.js';
 import { ApiError, ErrorCode } from '../../../src/errors/catalog.js';
 import type { CreateTaskBody, Task } from '../../../src/contract/tasks.js';
-import type { CreateResult, PreparedCreate } from '../../../src/tasks/service.js';
+import type { CreateResult, PreparedCreate } from '../../../src/tasks/commands.js';
 import type { TaskSpec } from '../../../src/shared/task.js';
 
 const body = (taskId: string): CreateTaskBody => ({
