@@ -22,11 +22,11 @@ import { routeNewTask, type TaskRouting } from '../shared/task-queues.js';
 import { initialTaskState, ownerOf, type TaskSpec } from '../shared/task.js';
 import type { TemporalCalls } from '../temporal/calls.js';
 import { isNotRunning, toApiError } from '../temporal/errors.js';
-import { cancelSignal, rescheduleUpdate, type delayedTask } from '../workflows/delayed-task.js';
+import { rescheduleUpdate, type delayedTask } from '../workflows/delayed-task.js';
 import { buildTaskSpec, capped, checkPayload, checkPayloadSchema, resolveWhen } from './input.js';
 import type { TaskReader } from './reader.js';
 import { fingerprintOf } from './fingerprint.js';
-import { cancelWaitingTask } from './legacy-start-delay.js';
+import { sendCancel } from './legacy-start-delay.js';
 import { taskStartOptions } from './start-options.js';
 import { cancelledView, toTask } from './views.js';
 
@@ -142,14 +142,9 @@ export class TaskCommands {
       );
     }
     const request = { reason: 'cancelled through the API' };
-    const { workflow } = this.temporal.client;
     try {
-      await this.temporal.call<unknown>(
-        () =>
-          waiting
-            ? // Started with a start delay by an earlier version and not due yet.
-              cancelWaitingTask(this.temporal, waiting, this.taskQueue, request)
-            : workflow.getHandle(workflowIdOf(access.owner, taskId)).signal(cancelSignal, request),
+      await this.temporal.call(
+        () => sendCancel(this.temporal, workflowIdOf(access.owner, taskId), waiting, this.taskQueue, request),
         taskId,
       );
     } catch (err) {

@@ -1,8 +1,9 @@
 /**
  * Reading one task back. The workflow's status query answers, except in two cases where the server
  * would hold the query: a callback attempt holds the workflow task (shape v2 runs it as a local
- * activity), or a start delay keeps the workflow from running. Then the task is read from the
- * server's record instead: its history (start input, events) and memo. The only code that reads
+ * activity), or a start delay keeps the workflow from running (src/tasks/legacy-start-delay.ts
+ * reads those). Then the task is read from the server's record instead: its history (start input,
+ * events) and memo. The only code that reads
  * histories; what it knows of the SDK's markers is in src/temporal/sdk-knowledge.ts.
  */
 import type { WorkflowExecutionDescription, WorkflowHandle } from '@temporalio/client';
@@ -13,10 +14,10 @@ import { workflowIdOf } from '../shared/owner.js';
 import { occurrenceSpec } from '../shared/schedule.js';
 import { initialTaskState, ownerOf, type TaskError, type TaskSpec, type TaskState } from '../shared/task.js';
 import type { TemporalCalls } from '../temporal/calls.js';
-import { isNotStartedYet, toApiError } from '../temporal/errors.js';
+import { toApiError } from '../temporal/errors.js';
 import { LOCAL_ACTIVITY_MARKER } from '../temporal/sdk-knowledge.js';
 import { statusQuery } from '../workflows/delayed-task.js';
-import { readWaitingTask, startDelayPending } from './legacy-start-delay.js';
+import { StartDelayFallback } from './legacy-start-delay.js';
 import { eventTimeMs, toTask } from './views.js';
 import type { Task } from '../contract/tasks.js';
 
@@ -42,10 +43,14 @@ export interface Lookup {
 const BUSY_PATIENCE_MS = 250;
 
 export class TaskReader {
+  private readonly startDelay: StartDelayFallback;
+
   constructor(
     private readonly temporal: TemporalCalls,
     private readonly now: () => number,
-  ) {}
+  ) {
+    this.startDelay = new StartDelayFallback(temporal, now);
+  }
 
   /** The task `taskId` of `owner` as the API shows it; another owner's answers 404 as an absent one. */
   async task(owner: string, taskId: string): Promise<Task> {
@@ -68,14 +73,13 @@ export class TaskReader {
         handle,
         taskId,
         (state): Lookup => ({ state, busy: true }),
-        () => readWaitingTask(this.temporal, workflowId, taskId, this.now()),
+        (description) => this.startDelay.whenHeld(description, workflowId, taskId),
       );
     } catch (err) {
-      if (!isNotStartedYet(err)) throw toApiError(err, taskId);
-      // Refused before its first workflow task; one may have been scheduled since: ask it again then.
-      found =
-        (await readWaitingTask(this.temporal, workflowId, taskId, this.now())) ??
-        (await this.lookup(owner, taskId));
+      const waiting = await this.startDelay.whenRefused(err, workflowId, taskId).catch((refusal: unknown) => {
+        throw toApiError(refusal, taskId);
+      });
+      found = waiting === 'again' ? await this.lookup(owner, taskId) : waiting;
     }
     // The workflow id already says the owner; a workflow started by hand under such an id does not count.
     if (ownerOf(found.state) !== owner) throw taskNotFound(taskId);
@@ -84,18 +88,15 @@ export class TaskReader {
 
   /**
    * `call`'s answer, unless it has not come after `BUSY_PATIENCE_MS` and the workflow turns out to be
-   * busy with a callback attempt: then `whenBusy` of the task as the server's record shows it. Or,
-   * with `whenWaiting`, the workflow still waits out a start delay (the retired TASK_START_DELAY):
-   * the server holds a query until the first workflow task when the delay ends within the query's
-   * deadline, so a GET or a cancel would otherwise wait for the due time (and a cancel would come
-   * after the fire).
+   * busy with a callback attempt: then `whenBusy` of the task as the server's record shows it. Before
+   * that, `whenHeld` may answer from the description (src/tasks/legacy-start-delay.ts does).
    */
   async unlessBusy<T>(
     call: Promise<T>,
     handle: WorkflowHandle,
     taskId: string,
     whenBusy: (state: TaskState) => T,
-    whenWaiting?: () => Promise<T | undefined>,
+    whenHeld?: (description: WorkflowExecutionDescription) => Promise<T | undefined>,
   ): Promise<T> {
     let timer: NodeJS.Timeout | undefined;
     const patience = new Promise<'busy?'>((resolve) => {
@@ -110,12 +111,10 @@ export class TaskReader {
     }
     const description = await this.temporal.call(() => handle.describe(), taskId).catch(() => undefined);
     if (!description) return call;
-    if (whenWaiting && startDelayPending(description, this.now())) {
-      const waiting = await whenWaiting();
-      if (waiting !== undefined) {
-        call.catch(() => undefined); // held by the server until the due time: no longer needed
-        return waiting;
-      }
+    const held = whenHeld && (await whenHeld(description));
+    if (held !== undefined) {
+      call.catch(() => undefined); // held by the server: no longer needed
+      return held;
     }
     const busy = await this.busyState(description, taskId).catch(() => undefined);
     if (!busy) return call;

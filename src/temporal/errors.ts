@@ -5,7 +5,7 @@ import { ServiceError, WorkflowUpdateFailedError, isGrpcServiceError } from '@te
 import { ApplicationFailure, WorkflowNotFoundError } from '@temporalio/common';
 import { FAILED_PRECONDITION_TYPE } from '../shared/task.js';
 import { ApiError, ErrorCode, taskNotFound } from '../errors/catalog.js';
-import { CONNECT_FAILURE, NOT_STARTED_YET } from './sdk-knowledge.js';
+import { CONNECT_FAILURE } from './sdk-knowledge.js';
 
 const GRPC = {
   DEADLINE_EXCEEDED: 4,
@@ -30,18 +30,9 @@ export function isNotRunning(err: unknown): boolean {
   return err instanceof WorkflowNotFoundError || grpcCode(err) === GRPC.NOT_FOUND;
 }
 
-/**
- * A query to a workflow that has not run its first workflow task yet: one started with a start delay
- * that is not due (by an earlier version, under the retired TASK_START_DELAY; such tasks may still
- * sleep). The server answers FAILED_PRECONDITION without asking a worker.
- */
-export function isNotStartedYet(err: unknown): boolean {
-  if (grpcCode(err) !== GRPC.FAILED_PRECONDITION) return false;
-  for (let current = err, depth = 0; current && depth < 5; depth++) {
-    if (current instanceof Error && NOT_STARTED_YET.test(current.message)) return true;
-    current = (current as { cause?: unknown }).cause;
-  }
-  return false;
+/** The server refused the call as the target's state does not allow it (FAILED_PRECONDITION). */
+export function isFailedPrecondition(err: unknown): boolean {
+  return grpcCode(err) === GRPC.FAILED_PRECONDITION;
 }
 
 export function isAlreadyExists(err: unknown): boolean {

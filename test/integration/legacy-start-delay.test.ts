@@ -9,7 +9,7 @@
  * create, list, cancel (API, bulk, CLI cancel, CLI signal), reschedule earlier and later, replay.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isNotStartedYet } from '../../src/temporal/errors.js';
+import { isNotStartedYet } from '../../src/tasks/legacy-start-delay.js';
 import { statusQuery } from '../../src/workflows/delayed-task.js';
 import { Harness } from '../helpers/harness.js';
 import { startWithStartDelay } from '../helpers/start-delayed.js';
