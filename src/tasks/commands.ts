@@ -75,7 +75,8 @@ export class TaskCommands {
    * (`created: false`). Idempotency is per owner: another owner's task of the same id is another task.
    */
   async create(access: TaskAccess, body: CreateTaskBody): Promise<CreateResult> {
-    return this.commit(await this.prepare(access, body));
+    const prepared = await this.prepare(access, body);
+    return this.commit(prepared);
   }
 
   /**
