@@ -1,6 +1,6 @@
 /**
  * Batch create: each item of `POST /api/v1/tasks/batch` goes through exactly what a single create
- * of it goes through (number check, the create body's JSON Schema, TaskService.prepare and commit),
+ * of it goes through (number check, the create body's JSON Schema, TaskCommands.prepare and commit),
  * and gets its own answer. Items run concurrently up to a bound; items with the same taskId run in
  * request order, so the second one is an idempotent repeat or a conflict.
  */

@@ -1,7 +1,7 @@
 /**
  * The schedule domain, as the API uses it: recurring tasks on Temporal Schedules. Each occurrence
  * is one task: the schedule's action starts the delayed-task workflow with the input a one-shot
- * create builds (TaskService.prepare: the same checks), marked as this schedule's. A schedule's
+ * create builds (TaskCommands.prepare: the same checks), marked as this schedule's. A schedule's
  * Temporal id is derived from its owner and id as a task's is, so every call addresses one owner's
  * schedules and another owner's schedule is as absent as a missing one.
  */

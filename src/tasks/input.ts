@@ -151,7 +151,7 @@ export function checkPayloadSchema(
 
 /**
  * An absolute http(s) URL that passes the SSRF guard as written (no DNS here: see
- * TaskService.create), on an allowed host when the policy restricts hosts.
+ * TaskCommands.create), on an allowed host when the policy restricts hosts.
  */
 /**
  * Where a task calls back, parsed once at create: the URL as given (or the type's default), parsed,
