@@ -208,7 +208,13 @@ export const ScheduleOccurrenceSchema = Type.Object({
 });
 export type ScheduleOccurrence = Static<typeof ScheduleOccurrenceSchema>;
 
-/** The fields of a Task that a schedule's task shows: what every occurrence is created with. */
+/** Fields a schedule's task is created with that a Task shows too. */
+type SharedTaskField = Extract<keyof ScheduleTask, keyof Task>;
+
+/**
+ * The fields of a Task that a schedule's task shows: every field the schedule's task is created with
+ * that a Task shows too. A new task field that both have does not compile until it is listed here.
+ */
 export const SCHEDULE_TASK_VIEW_FIELDS = [
   'taskType',
   'payload',
@@ -218,7 +224,10 @@ export const SCHEDULE_TASK_VIEW_FIELDS = [
   'timeoutMs',
   'traceId',
   'priority',
-] as const satisfies ReadonlyArray<keyof Task>;
+] as const satisfies readonly SharedTaskField[];
+type UnshownField = Exclude<SharedTaskField, (typeof SCHEDULE_TASK_VIEW_FIELDS)[number]>;
+/** Fails to compile, naming the field, when a shared field is missing from the list above. */
+export const SCHEDULE_TASK_VIEW_IS_WHOLE: [UnshownField] extends [never] ? true : UnshownField = true;
 
 /** The task every occurrence runs, defaults applied (as a Task shows them). */
 const ScheduleTaskViewSchema = Type.Pick(TaskSchema, SCHEDULE_TASK_VIEW_FIELDS);
