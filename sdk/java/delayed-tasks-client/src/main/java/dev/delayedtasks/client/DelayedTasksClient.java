@@ -295,14 +295,19 @@ public final class DelayedTasksClient {
    * The handler succeeded: the task is {@code SUCCEEDED}. Throws {@code LEASE_EXPIRED}, {@code
    * LEASE_NOT_FOUND} or {@code TASK_CANCELLED} when the lease is no longer this caller's.
    */
-  public TaskStatus ack(String leaseToken) {
+  public LeaseResult ack(String leaseToken) {
     return leaseVerb("/ack", tokenBody(leaseToken));
   }
 
   /** The attempt failed: {@code RUNNING} (retried with backoff) or {@code FAILED} (dead letter). */
-  public TaskStatus nack(String leaseToken, NackRequest request) {
+  public LeaseResult nack(String leaseToken, NackRequest request) {
     Objects.requireNonNull(request, "request");
     return leaseVerb("/nack", request.toBody(Objects.requireNonNull(leaseToken, "leaseToken")));
+  }
+
+  /** A retryable nack with no reason. */
+  public LeaseResult nack(String leaseToken) {
+    return nack(leaseToken, new NackRequest(null, null));
   }
 
   /** Renews the lease for the task's {@code leaseSeconds} from now; returns the new expiry. */
@@ -313,13 +318,14 @@ public final class DelayedTasksClient {
   }
 
   /** Hands the task back unhandled: no attempt spent, leased again at once ({@code RUNNING}). */
-  public TaskStatus release(String leaseToken) {
+  public LeaseResult release(String leaseToken) {
     return leaseVerb("/release", tokenBody(leaseToken));
   }
 
-  private TaskStatus leaseVerb(String suffix, ObjectNode body) {
+  private LeaseResult leaseVerb(String suffix, ObjectNode body) {
     JsonNode answer = transport.send("POST", LEASES + suffix, Map.of(), body).body();
-    return TaskStatus.fromWire(answer.path("status").asText(null));
+    return new LeaseResult(
+        Json.text(answer, "taskId"), TaskStatus.fromWire(answer.path("status").asText(null)));
   }
 
   private static ObjectNode tokenBody(String leaseToken) {
