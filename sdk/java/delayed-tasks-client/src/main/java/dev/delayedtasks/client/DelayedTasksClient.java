@@ -7,7 +7,6 @@ import dev.delayedtasks.client.internal.Json;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -311,10 +310,10 @@ public final class DelayedTasksClient {
   }
 
   /** Renews the lease for the task's {@code leaseSeconds} from now; returns the new expiry. */
-  public Instant extend(String leaseToken) {
+  public ExtendResult extend(String leaseToken) {
     JsonNode body =
         transport.send("POST", LEASES + "/extend", Map.of(), tokenBody(leaseToken)).body();
-    return Json.time(body, "leaseExpiresAt");
+    return new ExtendResult(Json.time(body, "leaseExpiresAt"));
   }
 
   /** Hands the task back unhandled: no attempt spent, leased again at once ({@code RUNNING}). */

@@ -7,7 +7,6 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.delayedtasks.client.internal.Json;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -18,9 +17,6 @@ final class LeaseVectors {
 
   /** {@code lease}'s answer, told apart from other lists. */
   record Leases(List<Lease> leases) {}
-
-  /** {@code extend}'s answer. */
-  record Extended(Instant leaseExpiresAt) {}
 
   private LeaseVectors() {}
 
@@ -57,14 +53,16 @@ final class LeaseVectors {
               new NackRequest(
                   input.has("retryable") ? input.get("retryable").asBoolean() : null,
                   input.hasNonNull("reason") ? input.get("reason").asText() : null));
-      case "extend" -> new Extended(client.extend(token));
+      case "extend" -> client.extend(token);
       case "release" -> client.release(token);
       default -> throw new AssertionError(operation);
     };
   }
 
   static boolean handles(Object result) {
-    return result instanceof Leases || result instanceof Extended || result instanceof LeaseResult;
+    return result instanceof Leases
+        || result instanceof ExtendResult
+        || result instanceof LeaseResult;
   }
 
   static JsonNode toJson(Object result) {
@@ -72,7 +70,7 @@ final class LeaseVectors {
     if (result instanceof LeaseResult r) {
       return f.objectNode().put("taskId", r.taskId()).put("status", r.status().name());
     }
-    if (result instanceof Extended e) {
+    if (result instanceof ExtendResult e) {
       return f.objectNode().put("leaseExpiresAt", Json.formatTime(e.leaseExpiresAt()));
     }
     ArrayNode out = f.arrayNode();
