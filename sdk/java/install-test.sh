@@ -3,7 +3,8 @@
 # the SDK from the file repository pack.sh filled (and Maven Central for its dependencies), and
 # checks that it came from there; compiles the README's first example and
 # runs it against the live stack (DTS_URL, DTS_API_KEY): create, status, cancel; it must print
-# "SCHEDULED CANCELLED"; then the README's schedule class (create, pause, delete): "10 true".
+# "SCHEDULED CANCELLED"; then the README's schedule class (create, pause, delete): "10 true". The
+# README's worker class is compiled too.
 # Usage: sdk/java/install-test.sh OUT (after pack.sh OUT). Last line: java-install: ...
 set -uo pipefail
 out="${1:?usage: install-test.sh OUT}"
@@ -30,6 +31,9 @@ rm -rf "$local_sdk"
 awk '/^```java$/{f=1;next} /^```$/{if(f){exit}} f' "$here/README.md" >"$project/src/main/java/Example.java"
 # The first Java block under "## Schedules" (a whole class: ScheduleExample).
 awk '/^## Schedules/{s=1} s&&/^```java$/{f=1;next} /^```$/{if(f){exit}} f' "$here/README.md" >"$project/src/main/java/ScheduleExample.java"
+# The first Java block under "## Pull workers" (a whole class: WorkerExample), compiled only: it
+# runs until stopped.
+awk '/^## Pull workers/{s=1} s&&/^```java$/{f=1;next} /^```$/{if(f){exit}} f' "$here/README.md" >"$project/src/main/java/WorkerExample.java"
 cd "$project"
 mvn -B -q -Dstyle.color=never compile dependency:build-classpath -Dmdep.outputFile=cp.txt || { summary 0 1; exit 1; }
 grep -q 'delayed-tasks-client-.*\.jar>delayed-tasks=' "$local_sdk/_remote.repositories" ||

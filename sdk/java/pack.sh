@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Deploys the Java SDK into a file Maven repository as a release would publish it: the parent POM,
-# the client and the Spring Boot starter, each jar with its -sources.jar and -javadoc.jar.
+# the client, the stores (delayed-tasks-redis, delayed-tasks-jdbc) and the Spring Boot starter, each jar
+# with its -sources.jar and -javadoc.jar (and the client's -tests.jar: the stores' test kit).
 # Usage: sdk/java/pack.sh OUT -> OUT/java/repo (dev/delayedtasks/...). Tests run in test.sh, not here.
 set -euo pipefail
 out="${1:?usage: pack.sh OUT}"

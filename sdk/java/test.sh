@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # Java SDK: formatting check (spotless + google-java-format), compile with -Xlint:all -Werror, unit
-# and conformance tests (Surefire), live scenarios (Failsafe; they need DTS_URL, and fail under
-# CI=true without it). Ends with one line: "java: N passed, N failed, N skipped".
+# and conformance tests (Surefire), the idempotency stores against a real Redis and PostgreSQL
+# (conformance/stores vectors and the fleet test; started through scripts/local-server.sh unless
+# DTS_REDIS_URL / DTS_POSTGRES_URL are given, and stopped on exit), live
+# scenarios (Failsafe; they need DTS_URL, and fail under CI=true without it). Ends with one line:
+# "java: N passed, N failed, N skipped".
 # The first run downloads the Maven plugins and dependencies into ~/.m2; later runs need no network.
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")"
@@ -10,6 +13,20 @@ if ! command -v mvn >/dev/null 2>&1 || ! command -v javac >/dev/null 2>&1; then
   echo "java: Maven and a JDK 17+ are needed (Debian: apt-get install -y maven openjdk-17-jdk-headless)" >&2
   echo "java: 0 passed, 1 failed, 0 skipped"
   exit 1
+fi
+
+# The stores' servers: started here (and stopped on exit) unless given.
+servers=../../scripts/local-server.sh
+started_servers=()
+stop_servers() {
+  for name in "${started_servers[@]}"; do "$servers" stop "$name" >/dev/null 2>&1 || true; done
+}
+trap stop_servers EXIT
+if [[ -z "${DTS_REDIS_URL:-}" ]]; then
+  if DTS_REDIS_URL="$("$servers" redis)"; then started_servers+=(redis); export DTS_REDIS_URL; fi
+fi
+if [[ -z "${DTS_POSTGRES_URL:-}" ]]; then
+  if DTS_POSTGRES_URL="$("$servers" postgres)"; then started_servers+=(postgres); export DTS_POSTGRES_URL; fi
 fi
 
 # Each module cleans only when the reactor reaches it: drop every old report first.

@@ -3,6 +3,7 @@ package dev.delayedtasks.client;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.delayedtasks.client.internal.Json;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.time.Duration;
@@ -33,6 +34,7 @@ import java.util.UUID;
 public final class DelayedTasksClient {
   private static final String TASKS = "/api/v1/tasks";
   private static final String SCHEDULES = "/api/v1/schedules";
+  private static final String LEASES = "/api/v1/leases";
 
   private final Transport transport;
 
@@ -272,6 +274,61 @@ public final class DelayedTasksClient {
   private static String taskPath(String taskId, String suffix) {
     Objects.requireNonNull(taskId, "taskId");
     return TASKS + "/" + PathEncoding.encode(taskId) + suffix;
+  }
+
+  /**
+   * Long-polls the request's queues for tasks of pull delivery ({@code POST /api/v1/leases}); an
+   * empty list after {@code waitSeconds}. The call's timeout is the client's plus the wait.
+   */
+  public List<Lease> lease(LeaseRequest request) {
+    Objects.requireNonNull(request, "request");
+    Transport.Answer answer =
+        transport.send(
+            "POST", LEASES, Map.of(), request.toBody(), request.callTimeout(transport.timeout()));
+    List<Lease> leases = new ArrayList<>();
+    answer.body().path("leases").forEach(node -> leases.add(Lease.from(node)));
+    return leases;
+  }
+
+  /**
+   * The handler succeeded: the task is {@code SUCCEEDED}. Throws {@code LEASE_EXPIRED}, {@code
+   * LEASE_NOT_FOUND} or {@code TASK_CANCELLED} when the lease is no longer this caller's.
+   */
+  public LeaseResult ack(String leaseToken) {
+    return leaseVerb("/ack", tokenBody(leaseToken));
+  }
+
+  /** The attempt failed: {@code RUNNING} (retried with backoff) or {@code FAILED} (dead letter). */
+  public LeaseResult nack(String leaseToken, NackRequest request) {
+    Objects.requireNonNull(request, "request");
+    return leaseVerb("/nack", request.toBody(Objects.requireNonNull(leaseToken, "leaseToken")));
+  }
+
+  /** A retryable nack with no reason. */
+  public LeaseResult nack(String leaseToken) {
+    return nack(leaseToken, new NackRequest(null, null));
+  }
+
+  /** Renews the lease for the task's {@code leaseSeconds} from now; returns the new expiry. */
+  public ExtendResult extend(String leaseToken) {
+    JsonNode body =
+        transport.send("POST", LEASES + "/extend", Map.of(), tokenBody(leaseToken)).body();
+    return new ExtendResult(Json.time(body, "leaseExpiresAt"));
+  }
+
+  /** Hands the task back unhandled: no attempt spent, leased again at once ({@code RUNNING}). */
+  public LeaseResult release(String leaseToken) {
+    return leaseVerb("/release", tokenBody(leaseToken));
+  }
+
+  private LeaseResult leaseVerb(String suffix, ObjectNode body) {
+    JsonNode answer = transport.send("POST", LEASES + suffix, Map.of(), body).body();
+    return new LeaseResult(
+        Json.text(answer, "taskId"), TaskStatus.fromWire(answer.path("status").asText(null)));
+  }
+
+  private static ObjectNode tokenBody(String leaseToken) {
+    return Payloads.newObject().put("leaseToken", Objects.requireNonNull(leaseToken, "leaseToken"));
   }
 
   /** Builds a {@link DelayedTasksClient}; only the base URL is required. */

@@ -24,6 +24,12 @@ public enum ErrorCode {
   RESOURCE_EXHAUSTED,
   UNAVAILABLE,
   INTERNAL,
+  /** A lease token of another owner, or of no lease the server knows. */
+  LEASE_NOT_FOUND,
+  /** The lease expired: the task was retried or handed to another worker. */
+  LEASE_EXPIRED,
+  /** The task was cancelled while leased. */
+  TASK_CANCELLED,
   /** A code from a newer server, or an error body that is not the API's JSON. */
   UNKNOWN;
 

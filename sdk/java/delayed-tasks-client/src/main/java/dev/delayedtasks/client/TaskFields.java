@@ -10,6 +10,7 @@ final class TaskFields {
   String taskType;
   Object payload;
   String callbackUrl;
+  Delivery delivery;
   Integer maxRetries;
   Integer timeoutMs;
   Integer payloadVersion;
@@ -22,6 +23,7 @@ final class TaskFields {
     copy.taskType = taskType;
     copy.payload = payload;
     copy.callbackUrl = callbackUrl;
+    copy.delivery = delivery;
     copy.maxRetries = maxRetries;
     copy.timeoutMs = timeoutMs;
     copy.payloadVersion = payloadVersion;
@@ -59,6 +61,9 @@ final class TaskFields {
     }
     if (callbackUrl != null) {
       body.put("callbackUrl", callbackUrl);
+    }
+    if (delivery != null) {
+      body.set("delivery", delivery.toBody());
     }
     if (taskId != null) {
       body.put("taskId", taskId);

@@ -37,6 +37,15 @@ abstract class TaskFieldsBuilder<B extends TaskFieldsBuilder<B>> {
     return self();
   }
 
+  /**
+   * Pull delivery instead of a callback ({@code Delivery.pull()}): a worker leases the task when it
+   * is due. Give exactly one of this or {@link #callbackUrl}.
+   */
+  public B delivery(Delivery delivery) {
+    fields.delivery = delivery;
+    return self();
+  }
+
   /** Retries after the first attempt. */
   public B maxRetries(int maxRetries) {
     fields.maxRetries = maxRetries;

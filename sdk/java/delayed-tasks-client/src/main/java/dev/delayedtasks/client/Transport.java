@@ -51,8 +51,23 @@ final class Transport {
     this.sleeper = sleeper;
   }
 
+  /** The timeout of one attempt. */
+  Duration timeout() {
+    return timeout;
+  }
+
   Answer send(String method, String path, Map<String, String> query, ObjectNode body) {
-    HttpRequest request = build(method, path, query, body);
+    return send(method, path, query, body, timeout);
+  }
+
+  /** With a timeout of its own: a long poll outlasts the default. */
+  Answer send(
+      String method,
+      String path,
+      Map<String, String> query,
+      ObjectNode body,
+      Duration attemptTimeout) {
+    HttpRequest request = build(method, path, query, body, attemptTimeout);
     for (int attempt = 0; ; attempt++) {
       boolean mayRetry = attempt < retryPolicy.maxRetries();
       HttpResponse<byte[]> response;
@@ -86,7 +101,11 @@ final class Transport {
   }
 
   private HttpRequest build(
-      String method, String path, Map<String, String> query, ObjectNode body) {
+      String method,
+      String path,
+      Map<String, String> query,
+      ObjectNode body,
+      Duration attemptTimeout) {
     StringBuilder uri = new StringBuilder(baseUrl).append(path);
     if (!query.isEmpty()) {
       StringJoiner joiner = new StringJoiner("&", "?", "");
@@ -95,7 +114,7 @@ final class Transport {
     }
     HttpRequest.Builder builder =
         HttpRequest.newBuilder(URI.create(uri.toString()))
-            .timeout(timeout)
+            .timeout(attemptTimeout)
             .header("User-Agent", Version.USER_AGENT)
             .header("Accept", "application/json");
     if (apiKey != null) {

@@ -62,6 +62,14 @@ class ConformanceTest {
     return files("client", file -> ConformanceTest::clientCase);
   }
 
+  /** {@code pull/wire-vectors.json}: the lease verbs, in the format of {@code client/}. */
+  @TestFactory
+  Stream<DynamicNode> pullWireVectors() {
+    return Stream.of(
+        container(
+            root().resolve("pull").resolve("wire-vectors.json"), ConformanceTest::clientCase));
+  }
+
   /** {@code receiver.json}: the whole endpoint; the other files: verify then parse. */
   @TestFactory
   Stream<DynamicNode> callbackVectors() throws IOException {
@@ -123,7 +131,9 @@ class ConformanceTest {
   private static void clientCase(JsonNode testCase) throws Exception {
     String operation = testCase.path("operation").asText();
     assertTrue(
-        OPERATIONS.contains(operation) || ScheduleVectors.OPERATIONS.contains(operation),
+        OPERATIONS.contains(operation)
+            || ScheduleVectors.OPERATIONS.contains(operation)
+            || LeaseVectors.OPERATIONS.contains(operation),
         "unknown operation " + operation);
     JsonNode input = testCase.path("input");
     if (usesLocalTime(input) || unrepresentable(operation, input)) {
@@ -287,6 +297,9 @@ class ConformanceTest {
   private static Object invoke(DelayedTasksClient client, String operation, JsonNode input) {
     if (ScheduleVectors.OPERATIONS.contains(operation)) {
       return ScheduleVectors.invoke(client, operation, input);
+    }
+    if (LeaseVectors.OPERATIONS.contains(operation)) {
+      return LeaseVectors.invoke(client, operation, input);
     }
     Set<String> known =
         switch (operation) {
@@ -731,6 +744,9 @@ class ConformanceTest {
     static JsonNode toJson(Object result) {
       if (ScheduleVectors.handles(result)) {
         return ScheduleVectors.toJson(result);
+      }
+      if (LeaseVectors.handles(result)) {
+        return LeaseVectors.toJson(result);
       }
       if (result instanceof CreateTaskResult r) {
         ObjectNode node = (ObjectNode) task(r.task());

@@ -13,8 +13,9 @@ import java.util.logging.Logger;
 
 /**
  * A framework-neutral callback endpoint: verifies the signature on the raw bytes, parses the body,
- * skips repeats of a handled callback (by its signed {@code webhook-id}, never the unsigned {@code
- * Idempotency-Key} header), dispatches by task type and answers as every SDK of this service does
+ * claims the callback's signed {@code webhook-id} in its {@link IdempotencyStore} (never the
+ * unsigned {@code Idempotency-Key} header), dispatches by task type, completes the key when the
+ * handler returned and releases it when it threw, and answers as every SDK of this service does
  * ({@code application/json}):
  *
  * <table>
@@ -23,6 +24,8 @@ import java.util.logging.Logger;
  *   <tr><td>handled</td><td>200</td><td>{@code {"status":"handled"}}</td></tr>
  *   <tr><td>a repeat of a handled key (handler not run)</td><td>200</td>
  *       <td>{@code {"status":"duplicate"}}</td></tr>
+ *   <tr><td>the key is claimed by another replica right now (handler not run)</td>
+ *       <td>503 + {@code Retry-After: 5}</td><td>{@code {"status":"retry"}}</td></tr>
  *   <tr><td>signature missing, invalid or expired</td><td>401</td>
  *       <td>{@code {"status":"refused","reason":"no_matching_signature"}} (the {@link
  *       RejectionReason})</td></tr>
@@ -49,13 +52,16 @@ public final class CallbackReceiver {
   /** The {@code reason} of an answer to a task type that has no handler. */
   public static final String NO_HANDLER = "no handler for task type";
 
+  /** The {@code Retry-After} of a 503 for a key another holder is running. */
+  static final Duration IN_PROGRESS_RETRY_AFTER = Duration.ofSeconds(5);
+
   private final WebhookVerifier verifier;
   private final Idempotency idempotency;
   private final Map<String, CallbackHandler> handlers;
 
   private CallbackReceiver(Builder b) {
     this.verifier = b.verifier;
-    this.idempotency = new Idempotency(b.store);
+    this.idempotency = new Idempotency(b.store, b.claimTtl);
     this.handlers = Map.copyOf(b.handlers);
   }
 
@@ -91,8 +97,14 @@ public final class CallbackReceiver {
       return answer(422, "failed", NO_HANDLER, null);
     }
     try {
-      boolean ran = idempotency.runOnce(key, () -> handler.handle(callback));
-      return answer(200, ran ? "handled" : "duplicate", null, null);
+      switch (idempotency.runOnce(key, () -> handler.handle(callback))) {
+        case CLAIMED:
+          return answer(200, "handled", null, null);
+        case DONE:
+          return answer(200, "duplicate", null, null);
+        default: // IN_PROGRESS: another replica runs it now; the service retries
+          return answer(503, "retry", null, IN_PROGRESS_RETRY_AFTER);
+      }
     } catch (RetryableException e) {
       return answer(503, "retry", null, e.retryAfter().orElse(null));
     } catch (PermanentException e) {
@@ -126,6 +138,7 @@ public final class CallbackReceiver {
     private WebhookVerifier verifier;
     private boolean allowUnsigned;
     private IdempotencyStore store = new InMemoryIdempotencyStore();
+    private Duration claimTtl = IdempotencyStore.DEFAULT_CLAIM_TTL;
     private final Map<String, CallbackHandler> handlers = new HashMap<>();
 
     private Builder() {}
@@ -145,9 +158,21 @@ public final class CallbackReceiver {
       return this;
     }
 
-    /** Where handled keys are remembered (default in memory). */
+    /**
+     * Where keys are claimed and remembered (default {@link InMemoryIdempotencyStore}: one
+     * process); share a Redis or SQL store across replicas.
+     */
     public Builder idempotencyStore(IdempotencyStore store) {
       this.store = Objects.requireNonNull(store, "store");
+      return this;
+    }
+
+    /**
+     * How long a claim outlives a handler that crashed (default 5 minutes): longer than a handler
+     * takes, since a live claim that expires lets a second replica run the effect too.
+     */
+    public Builder claimTtl(Duration claimTtl) {
+      this.claimTtl = InMemoryIdempotencyStore.positive(claimTtl, "claimTtl");
       return this;
     }
 

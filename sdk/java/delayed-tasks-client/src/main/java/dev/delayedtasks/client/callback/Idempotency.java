@@ -1,12 +1,15 @@
 package dev.delayedtasks.client.callback;
 
+import java.time.Duration;
 import java.util.Objects;
 
 /**
- * Runs a callback's work at most once per key as far as its store remembers: the key is recorded
- * only after the work returned, so a failure leaves the next attempt free to run it again. The key
- * is one the signature covers: the {@code webhook-id} that {@link WebhookVerifier#verify(Map,
- * byte[])} returns (the same on every attempt of a task, after a replay and a reset).
+ * Runs work once per key across everyone sharing the store: claims the key, runs the work,
+ * completes the key when the work returned and releases it when the work threw (so the next attempt
+ * runs it again). The receiver and the pull worker both go through here. The key is one the
+ * signature covers: the {@code webhook-id} that {@link WebhookVerifier#verify(Map, byte[])} returns
+ * (the same on every attempt of a task, after a replay and a reset), or a lease's {@code
+ * idempotencyKey}.
  */
 public final class Idempotency {
   /**
@@ -25,25 +28,48 @@ public final class Idempotency {
   }
 
   private final IdempotencyStore store;
+  private final Duration claimTtl;
 
+  /** Claims for {@link IdempotencyStore#DEFAULT_CLAIM_TTL}. */
   public Idempotency(IdempotencyStore store) {
-    this.store = Objects.requireNonNull(store, "store");
+    this(store, IdempotencyStore.DEFAULT_CLAIM_TTL);
   }
 
   /**
-   * Runs the work unless the key was recorded; records the key when the work returns.
-   *
-   * @param key the verified {@code webhook-id}; null runs the work without recording anything
-   * @return true when the work ran, false when the key was a repeat
+   * @param claimTtl how long a claim outlives a crashed holder; longer than the work takes
    */
-  public boolean runOnce(String key, Work work) throws Exception {
-    if (key != null && store.contains(key)) {
-      return false;
+  public Idempotency(IdempotencyStore store, Duration claimTtl) {
+    this.store = Objects.requireNonNull(store, "store");
+    this.claimTtl = InMemoryIdempotencyStore.positive(claimTtl, "claimTtl");
+  }
+
+  /**
+   * Runs the work when the key is claimed: {@link ClaimResult#CLAIMED} means it ran and returned
+   * (the key is now done); {@link ClaimResult#IN_PROGRESS} and {@link ClaimResult#DONE} mean it did
+   * not run. When the work throws, the claim is released and the exception propagates.
+   *
+   * @param key the verified {@code webhook-id}; null runs the work without the store
+   */
+  public ClaimResult runOnce(String key, Work work) throws Exception {
+    if (key == null) {
+      work.run();
+      return ClaimResult.CLAIMED;
     }
-    work.run();
-    if (key != null) {
-      store.record(key);
+    Claim claim = store.claim(key, claimTtl);
+    if (claim.result() != ClaimResult.CLAIMED) {
+      return claim.result();
     }
-    return true;
+    try {
+      work.run();
+    } catch (Exception | Error e) {
+      try {
+        store.release(key, claim.token());
+      } catch (RuntimeException releaseFailed) {
+        e.addSuppressed(releaseFailed); // the claim expires by itself
+      }
+      throw e;
+    }
+    store.complete(key);
+    return ClaimResult.CLAIMED;
   }
 }

@@ -173,13 +173,45 @@ class CallbackReceiverTest {
   }
 
   @Test
-  void theInMemoryStoreForgetsTheOldestBeyondItsCapacity() {
-    InMemoryIdempotencyStore store = new InMemoryIdempotencyStore(2);
-    store.record("a");
-    store.record("b");
-    store.record("c");
-    assertFalse(store.contains("a"));
-    assertTrue(store.contains("b"));
-    assertTrue(store.contains("c"));
+  void aKeyAnotherReplicaHoldsIs503RetryAfter5AndTheHandlerDoesNotRun() {
+    InMemoryIdempotencyStore store = new InMemoryIdempotencyStore();
+    Claim other = store.claim("msg_1", Duration.ofMinutes(1)); // another replica runs it now
+    CallbackReceiver receiver =
+        CallbackReceiver.builder()
+            .verifier(WebhookVerifier.builder().secret(SECRET).build())
+            .idempotencyStore(store)
+            .handler("order.close", handled::add)
+            .build();
+
+    ReceiverResponse busy = receiver.handle(signed(BODY), BODY);
+    assertEquals(503, busy.status());
+    assertEquals("5", busy.headers().get("Retry-After"));
+    assertEquals("{\"status\":\"retry\"}", busy.body());
+    assertEquals(List.of(), handled);
+
+    store.release("msg_1", other.token()); // that replica's handler failed
+    assertEquals("{\"status\":\"handled\"}", receiver.handle(signed(BODY), BODY).body());
+    assertEquals(ClaimResult.DONE, store.claim("msg_1", Duration.ofMinutes(1)).result());
+  }
+
+  @Test
+  void aFailedHandlerReleasesItsClaimSoTheRetryRuns() {
+    InMemoryIdempotencyStore store = new InMemoryIdempotencyStore();
+    int[] calls = {0};
+    CallbackReceiver receiver =
+        CallbackReceiver.builder()
+            .verifier(WebhookVerifier.builder().secret(SECRET).build())
+            .idempotencyStore(store)
+            .handler(
+                "order.close",
+                c -> {
+                  if (++calls[0] == 1) {
+                    throw new IllegalStateException("crash half-way");
+                  }
+                })
+            .build();
+    assertEquals(500, receiver.handle(signed(BODY), BODY).status());
+    assertEquals(200, receiver.handle(signed(BODY), BODY).status());
+    assertEquals(2, calls[0], "the retry ran: the failed claim was released, not left to expire");
   }
 }
