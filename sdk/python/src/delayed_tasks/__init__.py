@@ -32,7 +32,14 @@ from ._errors import (
     UnavailableError,
     UnsupportedMediaTypeError,
 )
-from ._idempotency import Idempotency, IdempotencyStore, InMemoryIdempotencyStore
+from ._idempotency import (
+    AsyncIdempotencyStore,
+    Claim,
+    ClaimResult,
+    Idempotency,
+    IdempotencyStore,
+    InMemoryIdempotencyStore,
+)
 from ._models import (
     Attempt,
     AttemptOutcome,
@@ -65,12 +72,15 @@ from .wsgi import CallbackWSGIApp
 __all__ = [
     "UNSET",
     "AsyncClient",
+    "AsyncIdempotencyStore",
     "Attempt",
     "AttemptOutcome",
     "Callback",
     "CallbackASGIApp",
     "CallbackSchedule",
     "CallbackWSGIApp",
+    "Claim",
+    "ClaimResult",
     "Client",
     "CreateResult",
     "CreateScheduleResult",
