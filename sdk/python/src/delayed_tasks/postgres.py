@@ -123,10 +123,10 @@ class SqlIdempotencyStore(_Statements):
 
     def _call(self, query: sql.Composed, params: tuple[Any, ...]) -> Row:
         if isinstance(self._conn, psycopg.Connection):
-            with self._lock, self._conn.transaction():
-                return _fetch(self._conn.execute(query, params))
-        with self._conn.connection() as conn, conn.transaction():
-            return _fetch(conn.execute(query, params))
+            with self._lock:
+                return _one_statement(self._conn, query, params)
+        with self._conn.connection() as conn:
+            return _one_statement(conn, query, params)
 
     def migrate(self) -> None:
         """Creates the table when missing (`schema.sql`, for your own migration tool)."""
@@ -178,10 +178,10 @@ class AsyncSqlIdempotencyStore(_Statements):
 
     async def _call(self, query: sql.Composed, params: tuple[Any, ...]) -> Row:
         if isinstance(self._conn, psycopg.AsyncConnection):
-            async with self._lock, self._conn.transaction():
-                return await _afetch(await self._conn.execute(query, params))
-        async with self._conn.connection() as conn, conn.transaction():
-            return await _afetch(await conn.execute(query, params))
+            async with self._lock:
+                return await _aone_statement(self._conn, query, params)
+        async with self._conn.connection() as conn:
+            return await _aone_statement(conn, query, params)
 
     async def migrate(self) -> None:
         await self._call(self._create, ())
@@ -213,9 +213,25 @@ class AsyncSqlIdempotencyStore(_Statements):
         return ClaimResult.CLAIMED
 
 
-def _fetch(cursor: psycopg.Cursor[Any]) -> Row:
-    return cursor.fetchone() if cursor.description is not None else None
+def _one_statement(
+    conn: psycopg.Connection[Any], query: sql.Composed, params: tuple[Any, ...]
+) -> Row:
+    """One statement in a transaction of its own: one round trip on an autocommit connection
+    (the fastest: `psycopg.connect(..., autocommit=True)`, or a pool's `kwargs`), three else."""
+    if conn.autocommit:
+        cursor = conn.execute(query, params)
+        return cursor.fetchone() if cursor.description is not None else None
+    with conn.transaction():
+        cursor = conn.execute(query, params)
+        return cursor.fetchone() if cursor.description is not None else None
 
 
-async def _afetch(cursor: psycopg.AsyncCursor[Any]) -> Row:
-    return await cursor.fetchone() if cursor.description is not None else None
+async def _aone_statement(
+    conn: psycopg.AsyncConnection[Any], query: sql.Composed, params: tuple[Any, ...]
+) -> Row:
+    if conn.autocommit:
+        cursor = await conn.execute(query, params)
+        return await cursor.fetchone() if cursor.description is not None else None
+    async with conn.transaction():
+        cursor = await conn.execute(query, params)
+        return await cursor.fetchone() if cursor.description is not None else None

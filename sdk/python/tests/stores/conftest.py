@@ -103,7 +103,9 @@ def store_factory(kind: str, request: pytest.FixtureRequest) -> StoreFactory:
                 from psycopg_pool import AsyncConnectionPool
 
                 url = request.getfixturevalue("postgres_url")
-                async with AsyncConnectionPool(url, min_size=4, max_size=20, open=False) as apool:
+                async with AsyncConnectionPool(
+                    url, min_size=4, max_size=20, open=False, kwargs={"autocommit": True}
+                ) as apool:
                     yield AsyncSqlIdempotencyStore(apool)
 
     return open_store
