@@ -18,6 +18,8 @@ from ._errors import (
     FailedPreconditionError,
     InternalError,
     InvalidArgumentError,
+    LeaseExpiredError,
+    LeaseNotFoundError,
     MethodNotAllowedError,
     NotFoundError,
     PayloadTooLargeError,
@@ -26,6 +28,7 @@ from ._errors import (
     ScheduleConflictError,
     ScheduleLimitExceededError,
     ScheduleNotFoundError,
+    TaskCancelledError,
     TaskConflictError,
     TaskNotFoundError,
     UnauthenticatedError,
@@ -51,6 +54,7 @@ from ._models import (
     TaskStatus,
     TaskSummary,
 )
+from ._pull import Lease, LeasedTask, LeaseExtension, LeaseOutcome, LeaseRequest, NackRequest
 from ._receiver import PermanentError, RetryableError
 from ._request import NewTask
 from ._retry import RetryPolicy
@@ -97,7 +101,15 @@ __all__ = [
     "InvalidArgumentError",
     "InvalidCallbackError",
     "LastError",
+    "Lease",
+    "LeaseExpiredError",
+    "LeaseExtension",
+    "LeaseNotFoundError",
+    "LeaseOutcome",
+    "LeaseRequest",
+    "LeasedTask",
     "MethodNotAllowedError",
+    "NackRequest",
     "NewTask",
     "NotFoundError",
     "OverlapPolicy",
@@ -118,6 +130,7 @@ __all__ = [
     "ScheduleTask",
     "ScheduleTaskSpec",
     "Task",
+    "TaskCancelledError",
     "TaskConflictError",
     "TaskNotFoundError",
     "TaskPage",
