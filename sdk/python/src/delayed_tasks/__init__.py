@@ -1,6 +1,7 @@
 """Python client of the delayed-task service, and helpers to receive its callbacks."""
 
 from ._async_client import AsyncClient
+from ._async_worker import AsyncPullWorker
 from ._callback import (
     Callback,
     CallbackSchedule,
@@ -70,6 +71,7 @@ from ._schedules import (
     ScheduleTaskSpec,
 )
 from ._version import __version__
+from ._worker import PullWorker, PullWorkerOptions
 from .asgi import CallbackASGIApp
 from .wsgi import CallbackWSGIApp
 
@@ -77,6 +79,7 @@ __all__ = [
     "UNSET",
     "AsyncClient",
     "AsyncIdempotencyStore",
+    "AsyncPullWorker",
     "Attempt",
     "AttemptOutcome",
     "Callback",
@@ -116,6 +119,8 @@ __all__ = [
     "PayloadTooLargeError",
     "PermanentError",
     "PermissionDeniedError",
+    "PullWorker",
+    "PullWorkerOptions",
     "RejectReason",
     "ResourceExhaustedError",
     "RetryPolicy",
