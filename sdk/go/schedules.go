@@ -21,28 +21,28 @@ const (
 	OverlapCancelOther OverlapPolicy = "cancelOther"
 )
 
-// Schedule is a recurring task as the service reports it. Fields the wire gives as null are
-// empty strings, nil pointers or empty slices.
+// Schedule is a recurring task as the service reports it. A field the wire may give as null is a
+// pointer (nil for null), so that null and "" differ as in the other SDKs.
 type Schedule struct {
 	ScheduleID string `json:"scheduleId"`
 	Owner      string `json:"owner"`
 	// Cron is set for a cron schedule, Every (with its Phase) for an interval.
-	Cron     string     `json:"cron"`
-	Every    string     `json:"every"`
-	Phase    string     `json:"phase"`
+	Cron     *string    `json:"cron"`
+	Every    *string    `json:"every"`
+	Phase    *string    `json:"phase"`
 	TimeZone string     `json:"timeZone"`
 	StartAt  *time.Time `json:"startAt"`
 	EndAt    *time.Time `json:"endAt"`
 	MaxRuns  *int       `json:"maxRuns"`
 	// RemainingRuns is how many runs MaxRuns leaves; nil without a limit.
 	RemainingRuns  *int          `json:"remainingRuns"`
-	Jitter         string        `json:"jitter"`
+	Jitter         *string       `json:"jitter"`
 	Overlap        OverlapPolicy `json:"overlap"`
 	CatchupWindow  string        `json:"catchupWindow"`
 	PauseOnFailure bool          `json:"pauseOnFailure"`
 	Paused         bool          `json:"paused"`
 	// Note is the note of the last pause or resume.
-	Note string       `json:"note"`
+	Note *string      `json:"note"`
 	Task ScheduleTask `json:"task"`
 	// NextRunTimes are the next nominal run times as Temporal computes them; empty while paused
 	// or after the last run.
@@ -65,7 +65,7 @@ type ScheduleTask struct {
 	CallbackURL    string         `json:"callbackUrl,omitempty"`
 	MaxRetries     int            `json:"maxRetries"`
 	TimeoutMs      int            `json:"timeoutMs"`
-	TraceID        string         `json:"traceId"`
+	TraceID        *string        `json:"traceId"`
 	Priority       int            `json:"priority"`
 }
 
@@ -81,23 +81,23 @@ type ScheduleOccurrence struct {
 
 // ScheduleSummary is one entry of a schedule list.
 type ScheduleSummary struct {
-	ScheduleID string `json:"scheduleId"`
-	Owner      string `json:"owner"`
-	TaskType   string `json:"taskType"`
-	Cron       string `json:"cron"`
-	Every      string `json:"every"`
-	TimeZone   string `json:"timeZone"`
-	Paused     bool   `json:"paused"`
-	Note       string `json:"note"`
+	ScheduleID string  `json:"scheduleId"`
+	Owner      string  `json:"owner"`
+	TaskType   string  `json:"taskType"`
+	Cron       *string `json:"cron"`
+	Every      *string `json:"every"`
+	TimeZone   string  `json:"timeZone"`
+	Paused     bool    `json:"paused"`
+	Note       *string `json:"note"`
 	// NextRunTime is nil while paused or after the last run.
 	NextRunTime *time.Time `json:"nextRunTime"`
 }
 
-// ScheduleList is one page of schedules.
-type ScheduleList struct {
+// SchedulePage is one page of schedules.
+type SchedulePage struct {
 	Schedules []ScheduleSummary `json:"schedules"`
-	// NextPageToken is the PageToken of the next page; empty on the last page.
-	NextPageToken string `json:"nextPageToken"`
+	// NextPageToken is the PageToken of the next page; nil on the last page.
+	NextPageToken *string `json:"nextPageToken"`
 }
 
 // ScheduleTaskRequest is what each occurrence runs: a task create without its id and due time.
@@ -170,8 +170,8 @@ type UpdateScheduleRequest struct {
 	Clear          []ScheduleField
 }
 
-// ListSchedulesOptions filters a schedule list; zero fields are not sent.
-type ListSchedulesOptions struct {
+// ListSchedulesRequest filters a schedule list; zero fields are not sent.
+type ListSchedulesRequest struct {
 	TaskType string
 	// Paused keeps only paused (true) or only active (false) schedules.
 	Paused *bool
@@ -269,7 +269,7 @@ func (c *Client) GetSchedule(ctx context.Context, scheduleID string) (*Schedule,
 }
 
 // ListSchedules returns one page of schedules, by id.
-func (c *Client) ListSchedules(ctx context.Context, opts *ListSchedulesOptions) (*ScheduleList, error) {
+func (c *Client) ListSchedules(ctx context.Context, opts *ListSchedulesRequest) (*SchedulePage, error) {
 	q := url.Values{}
 	if opts != nil {
 		set := func(name, value string) {
@@ -287,7 +287,7 @@ func (c *Client) ListSchedules(ctx context.Context, opts *ListSchedulesOptions) 
 		}
 		set("pageToken", opts.PageToken)
 	}
-	page := new(ScheduleList)
+	page := new(SchedulePage)
 	if _, err := c.do(ctx, http.MethodGet, "/api/v1/schedules", q, nil, page); err != nil {
 		return nil, err
 	}
@@ -307,27 +307,46 @@ func (c *Client) UpdateSchedule(ctx context.Context, scheduleID string, req *Upd
 	return c.scheduleCall(ctx, http.MethodPatch, scheduleID, "", body)
 }
 
-// PauseSchedule stops runs until the schedule is resumed; note (may be empty) is kept with the
-// paused state.
-func (c *Client) PauseSchedule(ctx context.Context, scheduleID, note string) (*Schedule, error) {
-	return c.scheduleCall(ctx, http.MethodPost, scheduleID, "/pause", noteBody{note})
-}
-
-// ResumeSchedule resumes a paused schedule; runs missed while paused do not start.
-func (c *Client) ResumeSchedule(ctx context.Context, scheduleID, note string) (*Schedule, error) {
-	return c.scheduleCall(ctx, http.MethodPost, scheduleID, "/resume", noteBody{note})
-}
-
-type noteBody struct {
+// PauseScheduleRequest is the optional part of [Client.PauseSchedule]; nil sends none.
+type PauseScheduleRequest struct {
+	// Note is kept with the paused state.
 	Note string `json:"note,omitempty"`
 }
 
-// TriggerSchedule starts one occurrence now, also when paused. An empty overlap is the
-// service's default, allowAll.
-func (c *Client) TriggerSchedule(ctx context.Context, scheduleID string, overlap OverlapPolicy) (*Schedule, error) {
-	return c.scheduleCall(ctx, http.MethodPost, scheduleID, "/trigger", struct {
-		Overlap OverlapPolicy `json:"overlap,omitempty"`
-	}{overlap})
+// ResumeScheduleRequest is the optional part of [Client.ResumeSchedule]; nil sends none.
+type ResumeScheduleRequest struct {
+	// Note is kept with the schedule's state.
+	Note string `json:"note,omitempty"`
+}
+
+// TriggerScheduleRequest is the optional part of [Client.TriggerSchedule]; nil sends none.
+type TriggerScheduleRequest struct {
+	// Overlap empty is the service's default for a trigger, allowAll.
+	Overlap OverlapPolicy `json:"overlap,omitempty"`
+}
+
+// PauseSchedule stops runs until the schedule is resumed; req may be nil.
+func (c *Client) PauseSchedule(ctx context.Context, scheduleID string, req *PauseScheduleRequest) (*Schedule, error) {
+	if req == nil {
+		req = &PauseScheduleRequest{}
+	}
+	return c.scheduleCall(ctx, http.MethodPost, scheduleID, "/pause", req)
+}
+
+// ResumeSchedule resumes a paused schedule; runs missed while paused do not start. req may be nil.
+func (c *Client) ResumeSchedule(ctx context.Context, scheduleID string, req *ResumeScheduleRequest) (*Schedule, error) {
+	if req == nil {
+		req = &ResumeScheduleRequest{}
+	}
+	return c.scheduleCall(ctx, http.MethodPost, scheduleID, "/resume", req)
+}
+
+// TriggerSchedule starts one occurrence now, also when paused; req may be nil.
+func (c *Client) TriggerSchedule(ctx context.Context, scheduleID string, req *TriggerScheduleRequest) (*Schedule, error) {
+	if req == nil {
+		req = &TriggerScheduleRequest{}
+	}
+	return c.scheduleCall(ctx, http.MethodPost, scheduleID, "/trigger", req)
 }
 
 // BackfillSchedule starts one occurrence for each run time of the spec in a past range, each

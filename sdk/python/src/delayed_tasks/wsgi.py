@@ -16,7 +16,7 @@ else:
     StartResponse = Callable[..., Any]
     WSGIEnvironment = dict[str, Any]
 
-Handler = Callable[[Callback], object]
+CallbackHandler = Callable[[Callback], object]
 
 _STATUS_TEXT = {
     200: "OK",
@@ -32,7 +32,7 @@ _STATUS_TEXT = {
 _ERROR = Reply.answer(500, "error")
 
 
-class CallbackWSGIApp(CallbackReceiver[Handler]):
+class CallbackWSGIApp(CallbackReceiver[CallbackHandler]):
     """```python
     app = CallbackWSGIApp(secrets=["whsec_..."])
 
