@@ -146,9 +146,10 @@ __all__ = [
     "parse_callback",
 ]
 
-# The asyncio twins and the lease verbs' answer types: public, but not in __all__ until
-# conformance/vocabulary.json lists them (its test compares __all__ with it both ways).
+# The asyncio twins and the lease verbs' answers (named in conformance/pull/README.md): public,
+# but not in __all__ until conformance/vocabulary.json lists them (its test compares __all__
+# with it both ways).
 from ._async_worker import AsyncPullWorker as AsyncPullWorker
 from ._idempotency import AsyncIdempotencyStore as AsyncIdempotencyStore
-from ._pull import LeaseExtension as LeaseExtension
-from ._pull import LeaseOutcome as LeaseOutcome
+from ._pull import ExtendResult as ExtendResult
+from ._pull import LeaseResult as LeaseResult

@@ -14,10 +14,10 @@ import httpx
 from ._checks import Delay
 from ._models import CreateTaskResult, CreateTasksItem, Task, TaskPage, TaskSummary
 from ._pull import (
+    ExtendResult,
     Lease,
-    LeaseExtension,
-    LeaseOutcome,
     LeaseRequest,
+    LeaseResult,
     NackRequest,
     ack_request,
     extend_request,
@@ -417,20 +417,20 @@ class AsyncClient:
         `wait_seconds`. The HTTP read waits `wait_seconds` + 10 s whatever `timeout` says."""
         return await self._send(lease_request(request))
 
-    async def ack(self, lease_token: str) -> LeaseOutcome:
+    async def ack(self, lease_token: str) -> LeaseResult:
         """The task SUCCEEDED. `LeaseExpiredError`, `LeaseNotFoundError`, `TaskCancelledError`
         when the lease is no longer this worker's."""
         return await self._send(ack_request(lease_token))
 
-    async def nack(self, lease_token: str, request: NackRequest | None = None) -> LeaseOutcome:
+    async def nack(self, lease_token: str, request: NackRequest | None = None) -> LeaseResult:
         """The attempt failed: retried with the task's backoff (`RUNNING`), or dead-lettered
         at once (`FAILED`) when `retryable=False`."""
         return await self._send(nack_request(lease_token, request))
 
-    async def extend(self, lease_token: str) -> LeaseExtension:
+    async def extend(self, lease_token: str) -> ExtendResult:
         """The lease runs the task's `leaseSeconds` from now."""
         return await self._send(extend_request(lease_token))
 
-    async def release(self, lease_token: str) -> LeaseOutcome:
+    async def release(self, lease_token: str) -> LeaseResult:
         """Hand the task back unhandled: no attempt spent, leasable again at once."""
         return await self._send(release_request(lease_token))

@@ -16,10 +16,10 @@ import httpx
 from ._checks import Delay
 from ._models import CreateTaskResult, CreateTasksItem, Task, TaskPage, TaskSummary
 from ._pull import (
+    ExtendResult,
     Lease,
-    LeaseExtension,
-    LeaseOutcome,
     LeaseRequest,
+    LeaseResult,
     NackRequest,
     ack_request,
     extend_request,
@@ -418,20 +418,20 @@ class Client:
         `wait_seconds`. The HTTP read waits `wait_seconds` + 10 s whatever `timeout` says."""
         return self._send(lease_request(request))
 
-    def ack(self, lease_token: str) -> LeaseOutcome:
+    def ack(self, lease_token: str) -> LeaseResult:
         """The task SUCCEEDED. `LeaseExpiredError`, `LeaseNotFoundError`, `TaskCancelledError`
         when the lease is no longer this worker's."""
         return self._send(ack_request(lease_token))
 
-    def nack(self, lease_token: str, request: NackRequest | None = None) -> LeaseOutcome:
+    def nack(self, lease_token: str, request: NackRequest | None = None) -> LeaseResult:
         """The attempt failed: retried with the task's backoff (`RUNNING`), or dead-lettered
         at once (`FAILED`) when `retryable=False`."""
         return self._send(nack_request(lease_token, request))
 
-    def extend(self, lease_token: str) -> LeaseExtension:
+    def extend(self, lease_token: str) -> ExtendResult:
         """The lease runs the task's `leaseSeconds` from now."""
         return self._send(extend_request(lease_token))
 
-    def release(self, lease_token: str) -> LeaseOutcome:
+    def release(self, lease_token: str) -> LeaseResult:
         """Hand the task back unhandled: no attempt spent, leasable again at once."""
         return self._send(release_request(lease_token))

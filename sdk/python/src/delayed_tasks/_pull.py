@@ -68,7 +68,7 @@ class Lease:
 
 
 @dataclass(frozen=True, slots=True)
-class LeaseOutcome:
+class LeaseResult:
     """The answer to `ack`, `nack` and `release`: the task's status after it."""
 
     task_id: str
@@ -76,7 +76,7 @@ class LeaseOutcome:
 
 
 @dataclass(frozen=True, slots=True)
-class LeaseExtension:
+class ExtendResult:
     """The answer to `extend`: the lease now runs until `lease_expires_at`."""
 
     lease_expires_at: datetime
@@ -115,8 +115,8 @@ def _lease(data: Mapping[str, Any]) -> Lease:
     )
 
 
-def _outcome(_status: int, data: Any, _rid: str | None) -> LeaseOutcome:
-    return LeaseOutcome(task_id=data["taskId"], status=data["status"])
+def _outcome(_status: int, data: Any, _rid: str | None) -> LeaseResult:
+    return LeaseResult(task_id=data["taskId"], status=data["status"])
 
 
 def _token(token: str) -> dict[str, Any]:
@@ -143,26 +143,26 @@ def lease_request(request: LeaseRequest) -> ApiRequest[list[Lease]]:
     )
 
 
-def ack_request(token: str) -> ApiRequest[LeaseOutcome]:
+def ack_request(token: str) -> ApiRequest[LeaseResult]:
     return ApiRequest("POST", f"{LEASES_PATH}/ack", {}, _token(token), _outcome)
 
 
-def nack_request(token: str, request: NackRequest | None) -> ApiRequest[LeaseOutcome]:
+def nack_request(token: str, request: NackRequest | None) -> ApiRequest[LeaseResult]:
     request = request or NackRequest()
     reason = None if request.reason is None else request.reason[:MAX_REASON]
     body = _set(_token(token), retryable=request.retryable, reason=reason)
     return ApiRequest("POST", f"{LEASES_PATH}/nack", {}, body, _outcome)
 
 
-def extend_request(token: str) -> ApiRequest[LeaseExtension]:
+def extend_request(token: str) -> ApiRequest[ExtendResult]:
     return ApiRequest(
         "POST",
         f"{LEASES_PATH}/extend",
         {},
         _token(token),
-        lambda _s, data, _r: LeaseExtension(_time(data["leaseExpiresAt"])),
+        lambda _s, data, _r: ExtendResult(_time(data["leaseExpiresAt"])),
     )
 
 
-def release_request(token: str) -> ApiRequest[LeaseOutcome]:
+def release_request(token: str) -> ApiRequest[LeaseResult]:
     return ApiRequest("POST", f"{LEASES_PATH}/release", {}, _token(token), _outcome)

@@ -254,6 +254,12 @@ class PullWorker:
                 if claim.result is ClaimResult.IN_PROGRESS:
                     self._settle(job, lambda: self._send("release", token))
                     return
+            with self._cond:
+                released = job.state == "released"
+            if released:  # shutdown released the lease while the key was being claimed
+                if self._store is not None and claim is not None and claim.token is not None:
+                    self._store.release(task.idempotency_key, claim.token)
+                return
             threading.Thread(target=self._extend_while_running, args=(job,), daemon=True).start()
             error: Exception | None = None
             try:

@@ -281,6 +281,7 @@ def play(case: dict[str, Any], kind: str) -> None:
                     started = len(gates.started)
                     time.sleep(step["ms"] / 1000)  # the step is a span with nothing in it
                     assert fake.calls.empty(), f"{where}: a call arrived: {fake.calls.get().path}"
+                    assert fake.leases.empty(), f"{where}: a lease call arrived"
                     assert len(gates.started) == started, f"{where}: a handler started"
                 elif op == "shutdown":
                     harness.shutdown(step["timeoutMs"] / 1000)
