@@ -35,7 +35,8 @@ func TestLiveSchedule(t *testing.T) {
 	if err != nil || !slices.ContainsFunc(page.Schedules, func(s dt.ScheduleSummary) bool { return s.ScheduleID == id }) {
 		t.Errorf("list: %+v, %v", page, err)
 	}
-	if s, err = c.PauseSchedule(ctx, id, &dt.PauseScheduleRequest{Note: "paused by the SDK test"}); err != nil || !s.Paused || s.Note == nil || *s.Note != "paused by the SDK test" {
+	if s, err = c.PauseSchedule(ctx, id, &dt.PauseScheduleRequest{Note: "paused by the SDK test"}); err != nil || !s.Paused || s.Note == nil || *s.Note != "paused by the SDK test" ||
+		len(s.NextRunTimes) != 10 /* a paused schedule still lists its next run times */ {
 		t.Errorf("pause: %+v, %v", s, err)
 	}
 	if s, err = c.ResumeSchedule(ctx, id, &dt.ResumeScheduleRequest{Note: "resumed by the SDK test"}); err != nil || s.Paused {

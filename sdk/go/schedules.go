@@ -44,8 +44,8 @@ type Schedule struct {
 	// Note is the note of the last pause or resume.
 	Note *string      `json:"note"`
 	Task ScheduleTask `json:"task"`
-	// NextRunTimes are the next nominal run times as Temporal computes them; empty while paused
-	// or after the last run.
+	// NextRunTimes are the next nominal run times as Temporal computes them; listed while paused
+	// too (none starts until resumed); empty after the last run.
 	NextRunTimes []time.Time `json:"nextRunTimes"`
 	// RecentOccurrences are the newest occurrences, oldest first.
 	RecentOccurrences   []ScheduleOccurrence `json:"recentOccurrences"`
@@ -89,7 +89,7 @@ type ScheduleSummary struct {
 	TimeZone   string  `json:"timeZone"`
 	Paused     bool    `json:"paused"`
 	Note       *string `json:"note"`
-	// NextRunTime is nil while paused or after the last run.
+	// NextRunTime is the next nominal run time (also while paused); nil after the last run.
 	NextRunTime *time.Time `json:"nextRunTime"`
 }
 

@@ -158,4 +158,12 @@ class VocabularyTest {
             .collect(Collectors.toCollection(TreeSet::new));
     compare("ErrorCode constants", codes, expected("errorCode", name -> name));
   }
+
+  @Test
+  void overlapPolicyPrintsTheWireName() {
+    for (OverlapPolicy policy : OverlapPolicy.values()) {
+      assertEquals(policy.wireName(), policy.toString());
+    }
+    assertEquals("skip", String.valueOf(OverlapPolicy.SKIP));
+  }
 }
