@@ -45,6 +45,8 @@ def pull_queue(dts_url: str, client: Client) -> str:
     except DelayedTaskError as exc:
         if exc.status == 404:
             pytest.skip(f"the stack has no lease routes: {exc}")
+        if exc.status == 403:
+            pytest.fail(f"DTS_API_KEY lacks tasks:lease (scripts/live-stack.ts mints it): {exc}")
         raise
     return name
 
