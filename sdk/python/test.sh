@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # Python SDK checks: venv (created or updated), ruff lint + format check, mypy --strict, pytest
-# (unit, conformance vectors, and live scenarios when DTS_URL is set; under CI=true a missing
-# DTS_URL fails them). Last line: "python: N passed, N failed, N skipped".
+# (unit, conformance vectors, the idempotency stores and their fleet test on Redis and PostgreSQL,
+# and live scenarios when DTS_URL is set; under CI=true a missing DTS_URL fails them).
+# Redis and PostgreSQL come from scripts/local-server.sh (installed and started on loopback when
+# missing) unless DTS_REDIS_URL / DTS_POSTGRES_URL name servers already.
+# Last line: "python: N passed, N failed, N skipped".
 set -uo pipefail
 cd "$(dirname "$0")"
 
@@ -17,6 +20,25 @@ if [[ ! -f "$stamp" ]]; then
   "$VENV/bin/pip" install --quiet --disable-pip-version-check -e '.[dev]' || { summary 0 1 0; exit 1; }
   rm -f "$VENV"/.installed-* && touch "$stamp"
 fi
+
+# The stores' servers: started here only when no URL was given, stopped on exit.
+local_server=../../scripts/local-server.sh
+started_servers=()
+stop_servers() {
+  for name in "${started_servers[@]}"; do "$local_server" stop "$name" >/dev/null 2>&1; done
+}
+trap stop_servers EXIT
+for pair in redis:DTS_REDIS_URL postgres:DTS_POSTGRES_URL; do
+  name=${pair%%:*} var=${pair#*:}
+  if [[ -z "${!var:-}" && -x "$local_server" ]]; then
+    if url=$("$local_server" "$name" | tail -n 1) && [[ -n "$url" ]]; then
+      export "$var=$url"
+      started_servers+=("$name")
+    else
+      echo "scripts/local-server.sh $name failed: the store tests will fail or skip" >&2
+    fi
+  fi
+done
 
 failed_checks=0
 "$VENV/bin/ruff" check . || failed_checks=$((failed_checks + 1))
@@ -37,7 +59,7 @@ done
 rm -rf "$blocks"
 
 report=$(mktemp)
-trap 'rm -f "$report"' EXIT
+trap 'rm -f "$report"; stop_servers' EXIT
 "$VENV/bin/pytest" --junitxml="$report" "$@"
 status=$?
 

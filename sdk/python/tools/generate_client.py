@@ -24,7 +24,7 @@ HEADER = (
 # Applied in order; each must change the text, so a rename in the source cannot slip through.
 REWRITES: list[tuple[str, str]] = [
     ('"""The asynchronous client."""\n', HEADER),
-    ("import asyncio\n", "import time\n"),
+    ("import asyncio\nimport builtins\n", "import builtins\nimport time\n"),
     (
         "from collections.abc import AsyncIterator, Iterable, Mapping",
         "from collections.abc import Iterable, Iterator, Mapping",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import builtins
 from collections.abc import AsyncIterator, Iterable, Mapping
 from datetime import datetime, timedelta
 from types import TracebackType
@@ -12,6 +13,18 @@ import httpx
 
 from ._checks import Delay
 from ._models import CreateTaskResult, CreateTasksItem, Task, TaskPage, TaskSummary
+from ._pull import (
+    ExtendResult,
+    Lease,
+    LeaseRequest,
+    LeaseResult,
+    NackRequest,
+    ack_request,
+    extend_request,
+    lease_request,
+    nack_request,
+    release_request,
+)
 from ._request import (
     DEFAULT_TIMEOUT,
     ApiRequest,
@@ -396,3 +409,28 @@ class AsyncClient:
     async def delete_schedule(self, schedule_id: str) -> None:
         """Delete a schedule; occurrences already started run on as tasks."""
         await self._send(delete_schedule_request(schedule_id))
+
+    # Pull delivery (conformance/pull/README.md); `PullWorker` runs them for you.
+
+    async def lease(self, request: LeaseRequest) -> builtins.list[Lease]:
+        """Long-poll the queues: the leases as soon as one task is leased, `[]` after
+        `wait_seconds`. The HTTP read waits `wait_seconds` + 10 s whatever `timeout` says."""
+        return await self._send(lease_request(request))
+
+    async def ack(self, lease_token: str) -> LeaseResult:
+        """The task SUCCEEDED. `LeaseExpiredError`, `LeaseNotFoundError`, `TaskCancelledError`
+        when the lease is no longer this worker's."""
+        return await self._send(ack_request(lease_token))
+
+    async def nack(self, lease_token: str, request: NackRequest | None = None) -> LeaseResult:
+        """The attempt failed: retried with the task's backoff (`RUNNING`), or dead-lettered
+        at once (`FAILED`) when `retryable=False`."""
+        return await self._send(nack_request(lease_token, request))
+
+    async def extend(self, lease_token: str) -> ExtendResult:
+        """The lease runs the task's `leaseSeconds` from now."""
+        return await self._send(extend_request(lease_token))
+
+    async def release(self, lease_token: str) -> LeaseResult:
+        """Hand the task back unhandled: no attempt spent, leasable again at once."""
+        return await self._send(release_request(lease_token))

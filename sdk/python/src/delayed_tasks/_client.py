@@ -4,6 +4,7 @@ edit that file, not this one."""
 
 from __future__ import annotations
 
+import builtins
 import time
 from collections.abc import Iterable, Iterator, Mapping
 from datetime import datetime, timedelta
@@ -14,6 +15,18 @@ import httpx
 
 from ._checks import Delay
 from ._models import CreateTaskResult, CreateTasksItem, Task, TaskPage, TaskSummary
+from ._pull import (
+    ExtendResult,
+    Lease,
+    LeaseRequest,
+    LeaseResult,
+    NackRequest,
+    ack_request,
+    extend_request,
+    lease_request,
+    nack_request,
+    release_request,
+)
 from ._request import (
     DEFAULT_TIMEOUT,
     ApiRequest,
@@ -397,3 +410,28 @@ class Client:
     def delete_schedule(self, schedule_id: str) -> None:
         """Delete a schedule; occurrences already started run on as tasks."""
         self._send(delete_schedule_request(schedule_id))
+
+    # Pull delivery (conformance/pull/README.md); `PullWorker` runs them for you.
+
+    def lease(self, request: LeaseRequest) -> builtins.list[Lease]:
+        """Long-poll the queues: the leases as soon as one task is leased, `[]` after
+        `wait_seconds`. The HTTP read waits `wait_seconds` + 10 s whatever `timeout` says."""
+        return self._send(lease_request(request))
+
+    def ack(self, lease_token: str) -> LeaseResult:
+        """The task SUCCEEDED. `LeaseExpiredError`, `LeaseNotFoundError`, `TaskCancelledError`
+        when the lease is no longer this worker's."""
+        return self._send(ack_request(lease_token))
+
+    def nack(self, lease_token: str, request: NackRequest | None = None) -> LeaseResult:
+        """The attempt failed: retried with the task's backoff (`RUNNING`), or dead-lettered
+        at once (`FAILED`) when `retryable=False`."""
+        return self._send(nack_request(lease_token, request))
+
+    def extend(self, lease_token: str) -> ExtendResult:
+        """The lease runs the task's `leaseSeconds` from now."""
+        return self._send(extend_request(lease_token))
+
+    def release(self, lease_token: str) -> LeaseResult:
+        """Hand the task back unhandled: no attempt spent, leasable again at once."""
+        return self._send(release_request(lease_token))

@@ -150,6 +150,18 @@ class InternalError(DelayedTaskError):
     pass
 
 
+class LeaseNotFoundError(DelayedTaskError):
+    """A lease token of another owner, or of no lease the service knows."""
+
+
+class LeaseExpiredError(DelayedTaskError):
+    """The lease expired: the task was retried or handed to another worker."""
+
+
+class TaskCancelledError(DelayedTaskError):
+    """The task was cancelled while leased."""
+
+
 _CLASS_BY_CODE: dict[str, type[DelayedTaskError]] = {
     ErrorCode.INVALID_ARGUMENT: InvalidArgumentError,
     ErrorCode.PAYLOAD_TOO_LARGE: PayloadTooLargeError,
@@ -167,6 +179,11 @@ _CLASS_BY_CODE: dict[str, type[DelayedTaskError]] = {
     ErrorCode.RESOURCE_EXHAUSTED: ResourceExhaustedError,
     ErrorCode.UNAVAILABLE: UnavailableError,
     ErrorCode.INTERNAL: InternalError,
+    # Pull delivery's codes (conformance/pull/README.md): members of ErrorCode once the API's
+    # catalog (docs/openapi.json, which tests/unit/test_openapi.py holds it to) has them.
+    "LEASE_NOT_FOUND": LeaseNotFoundError,
+    "LEASE_EXPIRED": LeaseExpiredError,
+    "TASK_CANCELLED": TaskCancelledError,
 }
 
 

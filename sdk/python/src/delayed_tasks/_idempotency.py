@@ -1,60 +1,136 @@
-"""Idempotency of callback handling, keyed by what the signature covers: the `webhook-id` that
-`WebhookVerifier.verify` returns (the same on every attempt of a task, after a replay and a reset),
-never the `Idempotency-Key` header, which is not signed. A key is recorded only after its handler
-succeeded, and a recorded key is answered without running the handler again."""
+"""Idempotency of callback handling and pull work: one contract, three stores
+(conformance/stores/README.md). A key is claimed before the effect, completed after it, released
+when the handler failed; a claim neither completed nor released within `claim_ttl` expires, so a
+crashed handler's key can be claimed again. Exactly one of any number of concurrent claims of one
+key wins.
+
+The key is what the signature covers: the `webhook-id` that `WebhookVerifier.verify` returns (the
+same on every attempt of a task, after a replay and a reset), never the unsigned
+`Idempotency-Key` header; for a lease, the task's `idempotencyKey`."""
 
 from __future__ import annotations
 
+import enum
+import hashlib
 import threading
 import time
+import uuid
 from collections import OrderedDict
-from collections.abc import Callable
-from typing import Protocol, runtime_checkable
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from datetime import timedelta
+from typing import Protocol, TypeVar, runtime_checkable
+
+DEFAULT_CLAIM_TTL = timedelta(minutes=5)
+DEFAULT_DONE_TTL = timedelta(days=7)
+MAX_KEY_BYTES = 200
+
+T = TypeVar("T")
+
+
+class ClaimResult(enum.StrEnum):
+    CLAIMED = "CLAIMED"
+    """The caller runs the effect, then `complete`s (or `release`s when it failed)."""
+    IN_PROGRESS = "IN_PROGRESS"
+    """Another holder's claim is alive: answer "retry later", run nothing."""
+    DONE = "DONE"
+    """Done before: answer "duplicate", run nothing."""
+
+
+@dataclass(frozen=True, slots=True)
+class Claim:
+    result: ClaimResult
+    token: str | None = None
+    """Set when `CLAIMED`: what `release` needs, so that only this claim is dropped."""
 
 
 @runtime_checkable
 class IdempotencyStore(Protocol):
-    """Where handled keys are kept. Share one store (a database table, Redis) between the
-    processes that receive the same callbacks."""
+    """Where claims and done keys are kept. Share one store (Redis, a PostgreSQL table) between
+    the processes that receive the same callbacks or lease from the same queues."""
 
-    def contains(self, key: str) -> bool: ...
+    def claim(self, key: str, claim_ttl: timedelta = DEFAULT_CLAIM_TTL) -> Claim: ...
 
-    def add(self, key: str) -> None: ...
+    def complete(self, key: str) -> None: ...
+
+    def release(self, key: str, token: str) -> None: ...
+
+
+@runtime_checkable
+class AsyncIdempotencyStore(Protocol):
+    """`IdempotencyStore`, awaited (`AsyncRedisIdempotencyStore`, `AsyncSqlIdempotencyStore`)."""
+
+    async def claim(self, key: str, claim_ttl: timedelta = DEFAULT_CLAIM_TTL) -> Claim: ...
+
+    async def complete(self, key: str) -> None: ...
+
+    async def release(self, key: str, token: str) -> None: ...
+
+
+def bounded_key(key: str) -> str:
+    """The key as stored: itself up to 200 bytes (UTF-8), its SHA-256 hex beyond."""
+    raw = key.encode()
+    return key if len(raw) <= MAX_KEY_BYTES else hashlib.sha256(raw).hexdigest()
+
+
+def new_token() -> str:
+    return uuid.uuid4().hex
+
+
+def milliseconds(ttl: timedelta) -> int:
+    ms = int(ttl.total_seconds() * 1000)
+    if ms <= 0:
+        raise ValueError("a TTL must be positive")
+    return ms
 
 
 class InMemoryIdempotencyStore:
-    """Keys of this process only, the newest `max_keys`, each for `ttl_seconds` (default: a week,
-    longer than a task's retries last)."""
+    """One process's claims and done keys (thread-safe; usable from asyncio too: it never
+    blocks), the newest `max_keys`. For replicas, use `RedisIdempotencyStore` or
+    `SqlIdempotencyStore`."""
 
     def __init__(
         self,
         *,
         max_keys: int = 100_000,
-        ttl_seconds: float = 7 * 24 * 3600,
+        done_ttl: timedelta = DEFAULT_DONE_TTL,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
-        self._keys: OrderedDict[str, float] = OrderedDict()
+        # key -> (token, or None when done; expiry on `clock`)
+        self._keys: OrderedDict[str, tuple[str | None, float]] = OrderedDict()
         self._max_keys = max_keys
-        self._ttl = ttl_seconds
+        self._done_ttl = done_ttl.total_seconds()
         self._clock = clock
         self._lock = threading.Lock()
 
-    def contains(self, key: str) -> bool:
+    def claim(self, key: str, claim_ttl: timedelta = DEFAULT_CLAIM_TTL) -> Claim:
+        key = bounded_key(key)
         with self._lock:
-            added = self._keys.get(key)
-            if added is None:
-                return False
-            if self._clock() - added > self._ttl:
-                del self._keys[key]
-                return False
-            return True
+            now = self._clock()
+            held = self._keys.get(key)
+            if held is not None and held[1] > now:
+                return Claim(ClaimResult.DONE if held[0] is None else ClaimResult.IN_PROGRESS)
+            token = new_token()
+            self._put(key, token, now + milliseconds(claim_ttl) / 1000)
+            return Claim(ClaimResult.CLAIMED, token)
 
-    def add(self, key: str) -> None:
+    def complete(self, key: str) -> None:
+        key = bounded_key(key)
         with self._lock:
-            self._keys[key] = self._clock()
-            self._keys.move_to_end(key)
-            while len(self._keys) > self._max_keys:
-                self._keys.popitem(last=False)
+            self._put(key, None, self._clock() + self._done_ttl)
+
+    def release(self, key: str, token: str) -> None:
+        key = bounded_key(key)
+        with self._lock:
+            held = self._keys.get(key)
+            if held is not None and held[0] == token:
+                del self._keys[key]
+
+    def _put(self, key: str, token: str | None, expires: float) -> None:
+        self._keys[key] = (token, expires)
+        self._keys.move_to_end(key)
+        while len(self._keys) > self._max_keys:
+            self._keys.popitem(last=False)
 
 
 class Idempotency:
@@ -62,27 +138,34 @@ class Idempotency:
 
     ```python
     key = verifier.verify(headers, body)  # the signed webhook-id
-    callback = parse_callback(body)
-    if not idempotency.seen(key):
-        handle(callback)          # raises on failure: the key stays unrecorded
-        idempotency.done(key)
+    outcome = idempotency.run(key, lambda: handle(parse_callback(body)))
+    # CLAIMED: it ran (an exception released the claim and propagated); DONE: a duplicate;
+    # IN_PROGRESS: another process runs it now, answer "retry later"
     ```
     """
 
-    def __init__(self, store: IdempotencyStore | None = None) -> None:
+    def __init__(
+        self, store: IdempotencyStore | None = None, *, claim_ttl: timedelta = DEFAULT_CLAIM_TTL
+    ) -> None:
         self.store: IdempotencyStore = store if store is not None else InMemoryIdempotencyStore()
+        self.claim_ttl = claim_ttl
 
-    def seen(self, key: str | None) -> bool:
-        return key is not None and self.store.contains(key)
+    def run(self, key: str, handler: Callable[[], object]) -> ClaimResult:
+        claim = self.store.claim(key, self.claim_ttl)
+        if claim.result is not ClaimResult.CLAIMED:
+            return claim.result
+        assert claim.token is not None
+        try:
+            handler()
+        except BaseException:
+            self.store.release(key, claim.token)
+            raise
+        self.store.complete(key)
+        return ClaimResult.CLAIMED
 
-    def done(self, key: str | None) -> None:
-        if key is not None:
-            self.store.add(key)
 
-    def run(self, key: str | None, handler: Callable[[], object]) -> bool:
-        """Run `handler` unless `key` was handled; `True` when it ran (and succeeded)."""
-        if self.seen(key):
-            return False
-        handler()
-        self.done(key)
-        return True
+async def maybe_await(value: T | Awaitable[T]) -> T:
+    """A sync store's answer as is, an async store's awaited."""
+    if isinstance(value, Awaitable):
+        return await value
+    return value

@@ -2,9 +2,11 @@
 delivery. The status decides what the service does; the JSON body is the same in every SDK.
 
 - handler returned: 200 `{"status":"handled"}`; the task SUCCEEDED.
-- a callback already handled (its signed `webhook-id` seen; the body's task id when unsigned,
-  never the unsigned `Idempotency-Key` header): 200 `{"status":"duplicate"}`, the handler is not
-  run.
+- a callback already handled (its signed `webhook-id` done in the idempotency store; the body's
+  task id when unsigned, never the unsigned `Idempotency-Key` header): 200
+  `{"status":"duplicate"}`, the handler is not run.
+- the same callback being handled right now (another replica's claim alive): 503
+  `{"status":"retry"}` with `Retry-After: 5`; the handler is not run.
 - signature missing, invalid or expired: 401 `{"status":"refused","reason":"<RejectionReason>"}`;
   a signed body that is not a callback: 400 `{"status":"refused","reason":"invalid_body"}`.
   The task fails at once (4xx is permanent).
@@ -32,7 +34,14 @@ from ._callback import (
     WebhookVerifier,
     parse_callback,
 )
-from ._idempotency import Idempotency, IdempotencyStore
+from ._idempotency import (
+    DEFAULT_CLAIM_TTL,
+    AsyncIdempotencyStore,
+    Claim,
+    ClaimResult,
+    IdempotencyStore,
+    InMemoryIdempotencyStore,
+)
 
 logger = logging.getLogger("delayed_tasks")
 
@@ -75,6 +84,8 @@ class Reply:
 
 
 NO_HANDLER = "no handler for task type"
+IN_PROGRESS_RETRY_AFTER = 5
+"""Seconds a callback whose key another holder has claimed is asked to wait (`Retry-After`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,7 +95,7 @@ class Accepted(Generic[H]):
     callback: Callback
     handler: H
     idempotency_key: str
-    """The signed `webhook-id` (the body's task id when unsigned), recorded once handled."""
+    """The signed `webhook-id` (the body's task id when unsigned), claimed before the handler."""
 
 
 class CallbackReceiver(Generic[H]):
@@ -97,13 +108,19 @@ class CallbackReceiver(Generic[H]):
         allow_unsigned: bool = False,
         tolerance: timedelta = DEFAULT_TOLERANCE,
         clock: Callable[[], float] = time.time,
-        idempotency_store: IdempotencyStore | None = None,
+        idempotency_store: IdempotencyStore | AsyncIdempotencyStore | None = None,
+        claim_ttl: timedelta = DEFAULT_CLAIM_TTL,
         max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
     ) -> None:
         """`secrets` (`whsec_...`, several while one is rotated out): every callback's
         signature is verified with them. Without secrets the receiver refuses to be built,
         unless `allow_unsigned=True` says the service does not sign its callbacks; a secret
-        given is always checked, whatever `allow_unsigned` says."""
+        given is always checked, whatever `allow_unsigned` says.
+
+        `idempotency_store` (default: an `InMemoryIdempotencyStore` of this process) is claimed
+        before a handler runs, completed after it returned, released when it raised; a claim
+        older than `claim_ttl` (a crashed handler's) can be taken again. The WSGI adapter takes
+        a synchronous store; the ASGI one either kind."""
         listed = [secrets] if isinstance(secrets, str) else list(secrets or ())
         if not listed and not allow_unsigned:
             raise ValueError(
@@ -113,7 +130,10 @@ class CallbackReceiver(Generic[H]):
         self._verifier = (
             WebhookVerifier(listed, tolerance=tolerance, clock=clock) if listed else None
         )
-        self.idempotency = Idempotency(idempotency_store)
+        self.idempotency_store: IdempotencyStore | AsyncIdempotencyStore = (
+            idempotency_store if idempotency_store is not None else InMemoryIdempotencyStore()
+        )
+        self.claim_ttl = claim_ttl
         self.max_body_bytes = max_body_bytes
         self._handlers: dict[str, H] = {}
 
@@ -157,14 +177,23 @@ class CallbackReceiver(Generic[H]):
         # which a replay within the tolerance could drop or swap for another task's. Unsigned,
         # the body's task id: the key and the work come from the same bytes.
         key = signed_id if signed_id is not None else callback.task_id
-        if self.idempotency.seen(key):
-            return Reply.answer(200, "duplicate")
         return Accepted(callback, handler, key)
 
+    @staticmethod
+    def refused_claim(claim: Claim) -> Reply | None:
+        """The reply when the claim of the key was not won (`None`: run the handler)."""
+        if claim.result is ClaimResult.DONE:
+            return Reply.answer(200, "duplicate")
+        if claim.result is ClaimResult.IN_PROGRESS:
+            reply = Reply.answer(503, "retry")
+            reply.headers.append(("retry-after", str(IN_PROGRESS_RETRY_AFTER)))
+            return reply
+        return None
+
     def finish(self, accepted: Accepted[H], error: Exception | None) -> Reply:
-        """The reply after the handler returned (`error` `None`) or raised."""
+        """The reply after the handler returned (`error` `None`; the adapter then completes the
+        claim) or raised (the adapter releases it)."""
         if error is None:
-            self.idempotency.done(accepted.idempotency_key)
             return Reply.answer(200, "handled")
         task = accepted.callback.task_id
         if isinstance(error, PermanentError):

@@ -54,6 +54,8 @@ class ApiRequest(Generic[T]):
     query: Mapping[str, str]
     body: Mapping[str, Any] | None
     decode: Callable[[int, Any, str | None], T]
+    min_timeout: float | None = None
+    """Seconds the HTTP read may take at least, whatever the client's timeout (a long poll)."""
 
 
 def _task_path(task_id: str, action: str = "") -> str:
@@ -295,8 +297,14 @@ class ClientCore:
             params=dict(request.query) or None,
             headers=headers,
             content=content,
-            timeout=self.timeout,
+            timeout=self._timeout(request.min_timeout),
         )
+
+    def _timeout(self, min_read: float | None) -> httpx.Timeout:
+        t = self.timeout
+        if min_read is None or (t.read is not None and t.read >= min_read):
+            return t
+        return httpx.Timeout(connect=t.connect, read=min_read, write=t.write, pool=t.pool)
 
     def wait_before_retry(self, retry: int, outcome: httpx.Response | Exception) -> float | None:
         """Seconds to wait before retry number `retry` (0-based), or `None`: no retry."""

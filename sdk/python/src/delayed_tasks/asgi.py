@@ -8,7 +8,8 @@ from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 
 from ._callback import Callback
-from ._receiver import Accepted, CallbackReceiver, Reply
+from ._idempotency import maybe_await
+from ._receiver import Accepted, CallbackReceiver, Reply, logger
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -49,13 +50,36 @@ class CallbackASGIApp(CallbackReceiver[AsyncCallbackHandler]):
         step = self.accept(method, headers, body)
         if not isinstance(step, Accepted):
             return step
+        key, store = step.idempotency_key, self.idempotency_store
+        try:
+            claim = await maybe_await(store.claim(key, self.claim_ttl))
+        except Exception:  # noqa: BLE001 - logged, answered 500
+            logger.exception("idempotency store: claim of %s failed", key)
+            return Reply.answer(500, "error")
+        refused = self.refused_claim(claim)
+        if refused is not None:
+            return refused
+        assert claim.token is not None
         try:
             result = step.handler(step.callback)
             if inspect.isawaitable(result):
                 await result
         except Exception as exc:  # noqa: BLE001 - every failure is mapped to a status
+            await _quietly(store.release(key, claim.token))
             return self.finish(step, exc)
+        if not await _quietly(store.complete(key)):
+            return Reply.answer(500, "error")
         return self.finish(step, None)
+
+
+async def _quietly(call: Awaitable[None] | None) -> bool:
+    """A store call after the handler; its failure is logged (the claim expires later)."""
+    try:
+        await maybe_await(call)
+    except Exception:  # noqa: BLE001 - logged, answered 500
+        logger.exception("idempotency store: a call after the handler failed")
+        return False
+    return True
 
 
 async def _read_body(receive: Receive, limit: int) -> bytes | None:

@@ -7,7 +7,8 @@ from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 from ._callback import Callback
-from ._receiver import Accepted, CallbackReceiver, Reply
+from ._idempotency import Claim
+from ._receiver import Accepted, CallbackReceiver, Reply, logger
 
 if TYPE_CHECKING:
     from _typeshed.wsgi import StartResponse, WSGIEnvironment
@@ -28,6 +29,7 @@ _STATUS_TEXT = {
     500: "Internal Server Error",
     503: "Service Unavailable",
 }
+_ERROR = Reply.answer(500, "error")
 
 
 class CallbackWSGIApp(CallbackReceiver[CallbackHandler]):
@@ -58,11 +60,36 @@ class CallbackWSGIApp(CallbackReceiver[CallbackHandler]):
         step = self.accept(environ.get("REQUEST_METHOD", ""), _headers(environ), body)
         if not isinstance(step, Accepted):
             return step
+        key, store = step.idempotency_key, self.idempotency_store
+        try:
+            claim = store.claim(key, self.claim_ttl)
+            if not isinstance(claim, Claim):
+                raise TypeError("CallbackWSGIApp needs a synchronous IdempotencyStore")
+        except Exception:  # noqa: BLE001 - logged, answered 500
+            logger.exception("idempotency store: claim of %s failed", key)
+            return _ERROR
+        refused = self.refused_claim(claim)
+        if refused is not None:
+            return refused
+        assert claim.token is not None
         try:
             step.handler(step.callback)
         except Exception as exc:  # noqa: BLE001 - every failure is mapped to a status
+            _quietly(store.release, key, claim.token)
             return self.finish(step, exc)
+        if not _quietly(store.complete, key):
+            return _ERROR
         return self.finish(step, None)
+
+
+def _quietly(call: Callable[..., object], *args: str) -> bool:
+    """A store call after the handler; its failure is logged (the claim expires later)."""
+    try:
+        call(*args)
+    except Exception:  # noqa: BLE001 - logged, answered 500
+        logger.exception("idempotency store: %s failed", getattr(call, "__name__", "call"))
+        return False
+    return True
 
 
 def _headers(environ: WSGIEnvironment) -> dict[str, str]:

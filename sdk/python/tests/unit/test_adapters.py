@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
+from datetime import timedelta
 from typing import Any
 
 import httpx
@@ -13,6 +15,7 @@ from delayed_tasks import (
     CallbackASGIApp,
     CallbackRejectedError,
     CallbackWSGIApp,
+    ClaimResult,
     Idempotency,
     InMemoryIdempotencyStore,
     PermanentError,
@@ -112,12 +115,56 @@ def test_wsgi_idempotency_records_a_webhook_id_only_after_success() -> None:
     with wsgi_client(handlers, idempotency_store=store) as http:
         failing = body(do="crash")
         assert http.post("/", content=failing, headers=signed(failing, "msg_k1")).status_code == 500
-        assert not store.contains("msg_k1")
         ok = body()
         assert http.post("/", content=ok, headers=signed(ok, "msg_k1")).status_code == 200
-        assert store.contains("msg_k1")
+        assert store.claim("msg_k1").result is ClaimResult.DONE
         assert http.post("/", content=ok, headers=signed(ok, "msg_k1")).status_code == 200
     assert len(handlers.runs) == 2  # the failed attempt and the success; the repeat did not run
+
+
+@pytest.mark.parametrize("kind", ["wsgi", "asgi"])
+def test_a_callback_another_replica_is_handling_is_answered_retry_later(kind: str) -> None:
+    """The key claimed elsewhere (alive): 503 with Retry-After 5, the handler not run; once that
+    holder released it (its handler failed), this delivery runs."""
+    runs: list[str] = []
+    store = InMemoryIdempotencyStore()
+    claim = store.claim("msg_busy")
+    app: CallbackWSGIApp | CallbackASGIApp
+    if kind == "wsgi":
+        app = CallbackWSGIApp(secrets=[SECRET], clock=lambda: NOW, idempotency_store=store)
+        transport: httpx.BaseTransport = httpx.WSGITransport(app=app)
+    else:
+        app = CallbackASGIApp(secrets=[SECRET], clock=lambda: NOW, idempotency_store=store)
+        transport = _SyncASGI(app)
+    app.register("order.close", lambda callback: runs.append(callback.task_id))
+    content = body()
+    with httpx.Client(transport=transport, base_url="http://r") as http:
+        busy = http.post("/", content=content, headers=signed(content, "msg_busy"))
+        assert (busy.status_code, busy.headers["retry-after"]) == (503, "5")
+        assert busy.json() == {"status": "retry"}
+        assert runs == []
+        assert claim.token is not None
+        store.release("msg_busy", claim.token)
+        assert http.post("/", content=content, headers=signed(content, "msg_busy")).json() == {
+            "status": "handled"
+        }
+    assert runs == ["t-1"]
+
+
+class _SyncASGI(httpx.BaseTransport):
+    """The ASGI app behind a synchronous httpx client (one event loop per request)."""
+
+    def __init__(self, app: CallbackASGIApp) -> None:
+        self._inner = httpx.ASGITransport(app=app)
+
+    def handle_request(self, request: httpx.Request) -> httpx.Response:
+        async def send() -> httpx.Response:
+            response = await self._inner.handle_async_request(request)
+            return httpx.Response(
+                response.status_code, headers=response.headers, content=await response.aread()
+            )
+
+        return asyncio.run(send())
 
 
 def test_unsigned_mode_and_body_limit() -> None:
@@ -215,20 +262,25 @@ def test_idempotency_helper_without_adapters() -> None:
 
     with pytest.raises(RuntimeError):
         idem.run("k", failing)
-    assert idem.run("k", lambda: calls.append(2)) is True
-    assert idem.run("k", lambda: calls.append(3)) is False
-    assert idem.run(None, lambda: calls.append(4)) is True
-    assert calls == [1, 2, 4]
+    assert idem.run("k", lambda: calls.append(2)) is ClaimResult.CLAIMED
+    assert idem.run("k", lambda: calls.append(3)) is ClaimResult.DONE
+    assert calls == [1, 2]
 
 
 def test_in_memory_store_is_bounded_and_expires() -> None:
     now = [0.0]
-    store = InMemoryIdempotencyStore(max_keys=2, ttl_seconds=10, clock=lambda: now[0])
+    store = InMemoryIdempotencyStore(
+        max_keys=2, done_ttl=timedelta(seconds=10), clock=lambda: now[0]
+    )
     for key in ("a", "b", "c"):
-        store.add(key)
-    assert [store.contains(k) for k in ("a", "b", "c")] == [False, True, True]
+        store.claim(key)
+        store.complete(key)
+    assert [store.claim(k).result for k in ("b", "c")] == [ClaimResult.DONE] * 2
+    assert store.claim("a").result is ClaimResult.CLAIMED  # pushed out by the newer keys
     now[0] = 11
-    assert not store.contains("c")
+    assert store.claim("c").result is ClaimResult.CLAIMED  # its done mark expired
+    now[0] = 11 + 301
+    assert store.claim("c").result is ClaimResult.CLAIMED  # the claim expired after 5 minutes
 
 
 @pytest.mark.anyio
