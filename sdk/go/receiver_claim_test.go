@@ -16,7 +16,7 @@ import (
 // CLAIMED → handler → complete; handler error → release; IN_PROGRESS → 503 Retry-After: 5;
 // DONE → 200 duplicate.
 
-func answerOf(t *testing.T, h *dt.CallbackHandler, key string) string {
+func answerOf(t *testing.T, h *dt.CallbackReceiver, key string) string {
 	t.Helper()
 	resp := serveOnce(h, signed(t, dedupeSecret, "order.close", key, time.Now()))
 	body, _ := io.ReadAll(resp.Body)

@@ -3,7 +3,7 @@
 // [SQLIdempotencyStore] (database/sql on PostgreSQL, with the inbox
 // [SQLIdempotencyStore.RunInTransaction]). Both implement
 // [github.com/delayed-tasks/delayed-task-service/sdk/go.IdempotencyStore] and are given to a
-// CallbackHandler (WithIdempotencyStore) or a PullWorker.
+// CallbackReceiver (WithIdempotencyStore) or a PullWorker.
 package stores
 
 import (

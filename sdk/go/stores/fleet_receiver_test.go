@@ -21,7 +21,7 @@ import (
 )
 
 // A receiver of the fleet test, as its own process: the test binary started again with
-// DTS_FLEET_RECEIVER=redis|sql. It serves a CallbackHandler on loopback with the shared store and
+// DTS_FLEET_RECEIVER=redis|sql. It serves a CallbackReceiver on loopback with the shared store and
 // prints "listening <addr>". Its effect appends "done <taskId>" to its own file
 // (DTS_FLEET_EFFECTS); a "fleet.crash" callback's first attempt writes "start <taskId>" and then
 // hangs, for the test to kill -9 the process mid-effect.
@@ -73,7 +73,7 @@ func runFleetReceiver(kind string) error {
 	if err != nil {
 		return err
 	}
-	h, err := dt.NewCallbackHandler(dt.WithVerifier(verifier), dt.WithIdempotencyStore(store),
+	h, err := dt.NewCallbackReceiver(dt.WithVerifier(verifier), dt.WithIdempotencyStore(store),
 		dt.WithClaimTTL(fleetClaimTTL), dt.WithLogger(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError}))))
 	if err != nil {
 		return err

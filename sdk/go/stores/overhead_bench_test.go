@@ -23,7 +23,7 @@ import (
 )
 
 // What a store adds to one callback: a signed callback with a new key through a whole
-// CallbackHandler (verify, parse, claim, handler, complete), timed per call; p50/p99 in µs and the
+// CallbackReceiver (verify, parse, claim, handler, complete), timed per call; p50/p99 in µs and the
 // store's round trips per callback (commands to Redis, statements to PostgreSQL) are reported as
 // metrics. The "none" run (no store) is the baseline the others add to. Prints numbers, asserts
 // none:
@@ -57,9 +57,9 @@ func benchStore(b *testing.B, store dt.IdempotencyStore, trips *atomic.Int64) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	opts := []dt.HandlerOption{dt.WithVerifier(verifier), dt.WithIdempotencyStore(store),
+	opts := []dt.ReceiverOption{dt.WithVerifier(verifier), dt.WithIdempotencyStore(store),
 		dt.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil)))}
-	h, err := dt.NewCallbackHandler(opts...)
+	h, err := dt.NewCallbackReceiver(opts...)
 	if err != nil {
 		b.Fatal(err)
 	}
