@@ -303,7 +303,7 @@ func TestPullWorkerCancelsTheHandlerWhenTheLeaseIsLost(t *testing.T) {
 		t.Fatal("the handler's context was not cancelled after LEASE_EXPIRED")
 	}
 	f.waitUntil("the next poll", func(c []wireCall) bool { return count(c, "lease", "") >= 2 })
-	if n := count(f.callsOf("ack"), "ack", "")+count(f.callsOf("nack"), "nack", ""); n != 0 {
+	if n := count(f.callsOf("ack"), "ack", "") + count(f.callsOf("nack"), "nack", ""); n != 0 {
 		t.Errorf("a lost lease was acked or nacked (%d calls)", n)
 	}
 }
