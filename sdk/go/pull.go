@@ -22,9 +22,9 @@ type LeaseRequest struct {
 	Queues []string `json:"queues"`
 	// Max is how many tasks at most, 1 to 10 (0: the service's default, 1).
 	Max int `json:"max,omitempty"`
-	// WaitSeconds is how long the call waits for a task, 0 to 20. It is always sent: 0 answers at
-	// once; [PullWorker] waits 20.
-	WaitSeconds int `json:"waitSeconds"`
+	// WaitSeconds is how long the call waits for a task, 0 to 20 (nil: the service's default, 20;
+	// Ptr(0) answers at once).
+	WaitSeconds *int `json:"waitSeconds,omitempty"`
 	// WorkerIdentity is shown in the leased task's status (at most 200 characters; empty: not sent).
 	WorkerIdentity string `json:"workerIdentity,omitempty"`
 }
@@ -98,7 +98,11 @@ func (c *Client) Lease(ctx context.Context, req *LeaseRequest) ([]Lease, error) 
 	var out struct {
 		Leases []Lease `json:"leases"`
 	}
-	timeout := max(c.timeout, time.Duration(req.WaitSeconds)*time.Second+leaseSlack)
+	wait := 20 * time.Second
+	if req.WaitSeconds != nil {
+		wait = time.Duration(*req.WaitSeconds) * time.Second
+	}
+	timeout := max(c.timeout, wait+leaseSlack)
 	if _, _, err := c.call(ctx, http.MethodPost, "/api/v1/leases", nil, req, &out, timeout); err != nil {
 		return nil, err
 	}

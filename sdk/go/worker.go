@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"os"
 	"runtime/debug"
-	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -28,6 +27,7 @@ type PullHandler func(ctx context.Context, task *LeasedTask) error
 type PullWorker struct {
 	client          *Client
 	handlers        map[string]PullHandler
+	types           []string // registered, in order: the default queues
 	queues          []string
 	concurrency     int
 	waitSeconds     int
@@ -50,7 +50,8 @@ type PullWorker struct {
 // PullWorkerOption configures a [PullWorker] in [NewPullWorker].
 type PullWorkerOption func(*PullWorker)
 
-// WithQueues names the queues to lease from (1 to 10; default: the registered task types).
+// WithQueues names the queues to lease from (1 to 10; default: the registered task types, in
+// the order registered).
 func WithQueues(queues ...string) PullWorkerOption {
 	return func(w *PullWorker) { w.queues = queues }
 }
@@ -134,6 +135,7 @@ func (w *PullWorker) Handle(taskType string, fn PullHandler) {
 		panic(fmt.Sprintf("delayedtasks: task type %q registered twice", taskType))
 	}
 	w.handlers[taskType] = fn
+	w.types = append(w.types, taskType)
 }
 
 // Run leases and handles tasks until [PullWorker.Shutdown] or until ctx ends (which shuts down
@@ -142,10 +144,7 @@ func (w *PullWorker) Handle(taskType string, fn PullHandler) {
 func (w *PullWorker) Run(ctx context.Context) error {
 	queues := w.queues
 	if len(queues) == 0 {
-		for t := range w.handlers {
-			queues = append(queues, t)
-		}
-		slices.Sort(queues)
+		queues = w.types
 	}
 	switch {
 	case len(w.handlers) == 0:
@@ -186,7 +185,7 @@ func (w *PullWorker) Run(ctx context.Context) error {
 			free++
 		}
 		leases, err := w.client.Lease(pollCtx, &LeaseRequest{
-			Queues: queues, Max: free, WaitSeconds: w.waitSeconds, WorkerIdentity: w.identity,
+			Queues: queues, Max: free, WaitSeconds: &w.waitSeconds, WorkerIdentity: w.identity,
 		})
 		for range free - min(len(leases), free) {
 			<-slots

@@ -124,7 +124,7 @@ func (f *fakeLeaseServer) serve(w http.ResponseWriter, r *http.Request) {
 		defer f.leasing.Add(-1)
 		f.record(wireCall{Verb: "lease"})
 		var leases []dt.Lease
-		wait := time.NewTimer(time.Duration(req.WaitSeconds) * time.Second)
+		wait := time.NewTimer(time.Duration(*req.WaitSeconds) * time.Second)
 		defer wait.Stop()
 		select {
 		case l := <-f.ready:
@@ -249,7 +249,7 @@ func TestPullWorkerAcksWhatTheHandlerReturnedAndNacksWhatFailed(t *testing.T) {
 	f.mu.Lock()
 	first := f.leaseBodies[0]
 	f.mu.Unlock()
-	if !slices.Equal(first.Queues, []string{"order.close"}) || first.WorkerIdentity != "host-1/42" || first.WaitSeconds != 1 || first.Max < 1 || first.Max > 10 {
+	if !slices.Equal(first.Queues, []string{"order.close"}) || first.WorkerIdentity != "host-1/42" || *first.WaitSeconds != 1 || first.Max < 1 || first.Max > 10 {
 		t.Errorf("lease request %+v", first)
 	}
 }
