@@ -60,9 +60,9 @@ type LeasedTask struct {
 
 // NackRequest says why a leased task failed ([Client.Nack]).
 type NackRequest struct {
-	// Permanent dead-letters the task at once (sent as "retryable": false); by default the
+	// Retryable false (Ptr(false)) dead-letters the task at once; nil (not sent) and true let the
 	// task's retry policy and backoff apply.
-	Permanent bool
+	Retryable *bool
 	// Reason becomes the task's lastError.message (at most 2,000 characters).
 	Reason string
 }
@@ -80,7 +80,7 @@ type leaseTokenBody struct {
 
 type nackBody struct {
 	LeaseToken string `json:"leaseToken"`
-	Retryable  bool   `json:"retryable"`
+	Retryable  *bool  `json:"retryable,omitempty"`
 	Reason     string `json:"reason,omitempty"`
 }
 
@@ -118,11 +118,11 @@ func (c *Client) Ack(ctx context.Context, leaseToken string) (*LeaseOutcome, err
 }
 
 // Nack fails the attempt of a leased task: retried with its backoff, or dead-lettered when
-// req.Permanent (req nil: retryable, no reason).
+// req.Retryable is false (req nil: the token only, retryable, no reason).
 func (c *Client) Nack(ctx context.Context, leaseToken string, req *NackRequest) (*LeaseOutcome, error) {
-	body := nackBody{LeaseToken: leaseToken, Retryable: true}
+	body := nackBody{LeaseToken: leaseToken}
 	if req != nil {
-		body.Retryable, body.Reason = !req.Permanent, req.Reason
+		body.Retryable, body.Reason = req.Retryable, req.Reason
 	}
 	return c.leaseCall(ctx, "nack", body)
 }

@@ -313,7 +313,8 @@ func (w *PullWorker) process(j *job) {
 	task := j.lease.Task
 	fn, ok := w.handlers[task.TaskType]
 	if !ok {
-		w.settle(j, &PermanentError{Err: fmt.Errorf("no handler for task type %s", task.TaskType)})
+		w.logger.Warn("leased a task type without handler", "taskId", task.TaskID, "taskType", task.TaskType)
+		w.settle(j, &PermanentError{Err: errors.New("no handler for task type")})
 		return
 	}
 	var claim Claim
@@ -382,10 +383,10 @@ func (w *PullWorker) settle(j *job, err error) {
 		_, callErr = w.client.Ack(ctx, j.lease.LeaseToken)
 	case errors.As(err, &permanent):
 		w.logger.Warn("task failed permanently", append(attrs, "error", err)...)
-		_, callErr = w.client.Nack(ctx, j.lease.LeaseToken, &NackRequest{Permanent: true, Reason: reasonText(permanent.Err)})
+		_, callErr = w.client.Nack(ctx, j.lease.LeaseToken, &NackRequest{Retryable: Ptr(false), Reason: reasonText(permanent.Err)})
 	default:
 		w.logger.Error("task failed", append(attrs, "error", err)...)
-		_, callErr = w.client.Nack(ctx, j.lease.LeaseToken, &NackRequest{Reason: reasonText(err)})
+		_, callErr = w.client.Nack(ctx, j.lease.LeaseToken, &NackRequest{Retryable: Ptr(true), Reason: reasonText(err)})
 	}
 	if callErr != nil {
 		w.logger.Error("ack or nack failed", append(attrs, "error", callErr)...)
