@@ -49,8 +49,8 @@ type LeasedTask struct {
 	Attempt int `json:"attempt"`
 	// IdempotencyKey is the same on every attempt, after a replay too: dedupe effects on it.
 	IdempotencyKey string `json:"idempotencyKey"`
-	// TraceID is the task's trace id; empty when it has none.
-	TraceID string `json:"traceId"`
+	// TraceID is the task's trace id; nil when it has none.
+	TraceID *string `json:"traceId"`
 	// Schedule is set when the task is an occurrence of a schedule; nil for a one-shot task.
 	Schedule *CallbackSchedule `json:"schedule"`
 	// LeaseExpiresAt is when the lease runs out unless extended (a [PullWorker] extends it while
@@ -67,9 +67,9 @@ type NackRequest struct {
 	Reason string
 }
 
-// LeaseOutcome is the service's answer to ack, nack and release: the task and its status then
+// LeaseResult is the service's answer to ack, nack and release: the task and its status then
 // (SUCCEEDED after an ack; RUNNING or FAILED after a nack; RUNNING after a release).
-type LeaseOutcome struct {
+type LeaseResult struct {
 	TaskID string     `json:"taskId"`
 	Status TaskStatus `json:"status"`
 }
@@ -113,13 +113,13 @@ func (c *Client) Lease(ctx context.Context, req *LeaseRequest) ([]Lease, error) 
 }
 
 // Ack completes a leased task: it succeeded.
-func (c *Client) Ack(ctx context.Context, leaseToken string) (*LeaseOutcome, error) {
+func (c *Client) Ack(ctx context.Context, leaseToken string) (*LeaseResult, error) {
 	return c.leaseCall(ctx, "ack", leaseTokenBody{leaseToken})
 }
 
 // Nack fails the attempt of a leased task: retried with its backoff, or dead-lettered when
 // req.Retryable is false (req nil: the token only, retryable, no reason).
-func (c *Client) Nack(ctx context.Context, leaseToken string, req *NackRequest) (*LeaseOutcome, error) {
+func (c *Client) Nack(ctx context.Context, leaseToken string, req *NackRequest) (*LeaseResult, error) {
 	body := nackBody{LeaseToken: leaseToken}
 	if req != nil {
 		body.Retryable, body.Reason = req.Retryable, req.Reason
@@ -138,12 +138,12 @@ func (c *Client) Extend(ctx context.Context, leaseToken string) (time.Time, erro
 
 // Release hands a leased task back unhandled: no attempt is spent and it can be leased again at
 // once.
-func (c *Client) Release(ctx context.Context, leaseToken string) (*LeaseOutcome, error) {
+func (c *Client) Release(ctx context.Context, leaseToken string) (*LeaseResult, error) {
 	return c.leaseCall(ctx, "release", leaseTokenBody{leaseToken})
 }
 
-func (c *Client) leaseCall(ctx context.Context, verb string, body any) (*LeaseOutcome, error) {
-	var out LeaseOutcome
+func (c *Client) leaseCall(ctx context.Context, verb string, body any) (*LeaseResult, error) {
+	var out LeaseResult
 	if _, err := c.do(ctx, http.MethodPost, "/api/v1/leases/"+verb, nil, body, &out); err != nil {
 		return nil, err
 	}

@@ -3,7 +3,7 @@ module github.com/delayed-tasks/delayed-task-service/sdk/go/stores
 go 1.24.0
 
 require (
-	github.com/delayed-tasks/delayed-task-service/sdk/go v0.3.0
+	github.com/delayed-tasks/delayed-task-service/sdk/go v0.4.0
 	github.com/jackc/pgx/v5 v5.8.0
 	github.com/redis/go-redis/v9 v9.22.0
 )
