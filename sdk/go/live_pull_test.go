@@ -7,6 +7,7 @@ import (
 	"errors"
 	"net/http"
 	"os"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -21,7 +22,7 @@ import (
 func pullClient(t *testing.T) *dt.Client {
 	t.Helper()
 	c := liveClient(t)
-	_, err := c.Lease(context.Background(), &dt.LeaseRequest{Queues: []string{liveID("probe")}, WaitSeconds: dt.Ptr(0)})
+	_, err := c.Lease(context.Background(), &dt.LeaseRequest{Queues: []string{liveQueue("probe")}, WaitSeconds: dt.Ptr(0)})
 	var apiErr *dt.DelayedTaskError
 	if errors.As(err, &apiErr) && apiErr.Status == http.StatusNotFound && apiErr.Code == dt.CodeNotFound {
 		t.Skip("the service has no lease routes (POST /api/v1/leases is 404): pull scenarios skipped")
@@ -31,6 +32,9 @@ func pullClient(t *testing.T) *dt.Client {
 	}
 	return c
 }
+
+// liveQueue is a queue (and task type) of this run: lowercase, as queue names are.
+func liveQueue(name string) string { return strings.ToLower("go.pull." + name + "." + runID) }
 
 // createPullTask creates a task with pull delivery on queue, due now. The wire's delivery field is
 // sent as JSON here (CreateTaskRequest gets it once docs/openapi.json has it).
@@ -83,7 +87,7 @@ func runLiveWorker(t *testing.T, c *dt.Client, setup func(*dt.PullWorker), opts 
 func TestLivePullWorkerAcksAndRetries(t *testing.T) {
 	c := pullClient(t)
 	ctx := context.Background()
-	queue := "go.pull." + runID
+	queue := liveQueue("pull")
 	var mu sync.Mutex
 	seen := map[string][]dt.LeasedTask{}
 	runLiveWorker(t, c, func(w *dt.PullWorker) {
@@ -127,7 +131,7 @@ func TestLivePullWorkerAcksAndRetries(t *testing.T) {
 func TestLivePullWorkerShutdownReleasesWorkInFlight(t *testing.T) {
 	c := pullClient(t)
 	ctx := context.Background()
-	queue := "go.pull.shutdown." + runID
+	queue := liveQueue("shutdown")
 	started := make(chan *dt.LeasedTask, 1)
 	first, err := dt.NewPullWorker(c, dt.WithWaitSeconds(2), dt.WithShutdownTimeout(200*time.Millisecond), dt.WithWorkerLogger(quietLogger()))
 	if err != nil {
