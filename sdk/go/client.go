@@ -157,6 +157,11 @@ func (c *Client) do(ctx context.Context, method, path string, query url.Values, 
 
 // doWithHeader is do that also returns the final response's headers (nil without a response).
 func (c *Client) doWithHeader(ctx context.Context, method, path string, query url.Values, in, out any) (int, http.Header, error) {
+	return c.call(ctx, method, path, query, in, out, c.timeout)
+}
+
+// call is doWithHeader with its own per-attempt timeout (a long poll outlasts the client's).
+func (c *Client) call(ctx context.Context, method, path string, query url.Values, in, out any, timeout time.Duration) (int, http.Header, error) {
 	target := c.baseURL + path
 	if len(query) > 0 {
 		target += "?" + query.Encode()
@@ -172,7 +177,7 @@ func (c *Client) doWithHeader(ctx context.Context, method, path string, query ur
 		body = bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
 	}
 	for retry := 0; ; retry++ {
-		resp, respBody, err := c.attempt(ctx, method, target, body)
+		resp, respBody, err := c.attempt(ctx, method, target, body, timeout)
 		var retryAfter time.Duration
 		if err != nil {
 			err = &DelayedTaskError{Code: CodeUnavailable, Message: "request failed", Err: err}
@@ -204,8 +209,8 @@ func (c *Client) doWithHeader(ctx context.Context, method, path string, query ur
 }
 
 // attempt makes one HTTP exchange bounded by the per-attempt timeout and reads the whole body.
-func (c *Client) attempt(ctx context.Context, method, target string, body []byte) (*http.Response, []byte, error) {
-	ctx, cancel := context.WithTimeout(ctx, c.timeout)
+func (c *Client) attempt(ctx context.Context, method, target string, body []byte, timeout time.Duration) (*http.Response, []byte, error) {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	var reader io.Reader
 	if body != nil {

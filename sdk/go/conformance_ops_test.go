@@ -76,6 +76,9 @@ func invoke(ctx context.Context, c *dt.Client, op string, in map[string]any) (an
 		}
 		return listAllResult{Tasks: tasks}, nil
 	}
+	if leaseToken, _ := in["leaseToken"].(string); op == "lease" || leaseToken != "" {
+		return invokeLease(ctx, c, op, in, leaseToken)
+	}
 	if strings.HasSuffix(op, "Schedule") || op == "listSchedules" {
 		return invokeSchedule(ctx, c, op, in)
 	}
@@ -267,4 +270,37 @@ func instant(v any) time.Time {
 		}
 	}
 	return time.Time{}
+}
+
+// invokeLease calls a lease verb (conformance/pull/wire-vectors.json).
+func invokeLease(ctx context.Context, c *dt.Client, op string, in map[string]any, token string) (any, error) {
+	switch op {
+	case "lease":
+		req := &dt.LeaseRequest{Max: integer(in["max"]), WorkerIdentity: str(in["workerIdentity"]), WaitSeconds: intPtr(in["waitSeconds"])}
+		for _, q := range in["queues"].([]any) {
+			req.Queues = append(req.Queues, q.(string))
+		}
+		leases, err := c.Lease(ctx, req)
+		if err != nil {
+			return nil, err
+		}
+		return leases, nil
+	case "ack":
+		return c.Ack(ctx, token)
+	case "nack":
+		req := &dt.NackRequest{Reason: str(in["reason"])}
+		if r, ok := in["retryable"].(bool); ok {
+			req.Retryable = &r
+		}
+		return c.Nack(ctx, token, req)
+	case "extend":
+		expires, err := c.Extend(ctx, token)
+		if err != nil {
+			return nil, err
+		}
+		return map[string]any{"leaseExpiresAt": expires.UTC().Format("2006-01-02T15:04:05.000Z")}, nil
+	case "release":
+		return c.Release(ctx, token)
+	}
+	return nil, fmt.Errorf("unknown operation %q", op)
 }

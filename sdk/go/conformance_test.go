@@ -120,6 +120,17 @@ func TestConformanceClient(t *testing.T) {
 	}
 }
 
+// The lease verbs' wire (conformance/pull/wire-vectors.json), through the same runner.
+func TestConformancePullWire(t *testing.T) {
+	file := filepath.Join(conformanceDir, "pull", "wire-vectors.json")
+	if _, err := os.Stat(file); err != nil && os.Getenv("CI") != "true" {
+		t.Skipf("no %s yet", file)
+	}
+	for _, tc := range loadCases[clientCase](t, file) {
+		t.Run(tc.Name, func(t *testing.T) { runClientCase(t, tc) })
+	}
+}
+
 func runClientCase(t *testing.T, tc clientCase) {
 	if reason := unrepresentable(tc.Input); reason != "" {
 		t.Skip(reason)

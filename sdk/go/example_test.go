@@ -7,6 +7,8 @@ import (
 	"log"
 	"net/http"
 	"os"
+	"os/signal"
+	"syscall"
 	"time"
 
 	dt "github.com/delayed-tasks/delayed-task-service/sdk/go"
@@ -111,4 +113,21 @@ func ExampleClient_ListAll() {
 		}
 		fmt.Println(task.TaskID, task.LastError)
 	}
+}
+
+func ExamplePullWorker() {
+	client, err := dt.NewClient(os.Getenv("DTS_URL"), dt.WithAPIKey(os.Getenv("DTS_API_KEY"))) // tasks:lease
+	if err != nil {
+		log.Fatal(err)
+	}
+	worker, err := dt.NewPullWorker(client, dt.WithConcurrency(4))
+	if err != nil {
+		log.Fatal(err)
+	}
+	worker.Handle("order.close", func(ctx context.Context, task *dt.LeasedTask) error {
+		return closeOrder(ctx, task.Payload["orderId"].(string)) // nil: ack; error: retried
+	})
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	log.Fatal(worker.Run(ctx)) // until SIGTERM: stops leasing, finishes or releases what runs
 }

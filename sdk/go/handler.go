@@ -57,12 +57,14 @@ const defaultMaxBodyBytes = 1 << 20
 var ErrUnsignedReceiver = errors.New("delayedtasks: a callback handler needs WithVerifier (the webhook secrets), or AllowUnsigned() to accept unsigned callbacks")
 
 // CallbackReceiver is an [http.Handler] receiving callbacks: it verifies the signature, parses the
-// body, skips callbacks already handled (by their signed webhook-id, never the unsigned
-// Idempotency-Key header) and calls the [CallbackHandler] registered for the task type. It answers
-// with a JSON body, the same in every SDK of the service:
+// body, claims the callback's signed webhook-id (never the unsigned Idempotency-Key header) in
+// its [IdempotencyStore], calls the [CallbackHandler] registered for the task type, then
+// completes the key (handler returned nil) or releases it (handler failed, so that a retry runs).
+// It answers with a JSON body, the same in every SDK of the service:
 //
 //	200 {"status":"handled"}                                     the handler returned nil
 //	200 {"status":"duplicate"}                                   webhook-id handled before; the handler is not run
+//	503 {"status":"retry"} + Retry-After: 5                      another receiver runs this webhook-id now
 //	401 {"status":"refused","reason":"<CallbackRejectedError reason>"}    signature missing, invalid or expired
 //	400 {"status":"refused","reason":"invalid_body"}             a signed body that is not a callback
 //	503 {"status":"retry"} (+ Retry-After)                       the handler returned a RetryableError
@@ -75,6 +77,7 @@ type CallbackReceiver struct {
 	verifier      *WebhookVerifier
 	allowUnsigned bool
 	store         IdempotencyStore
+	claimTTL      time.Duration
 	maxBody       int64
 	logger        *slog.Logger
 }
@@ -94,10 +97,21 @@ func AllowUnsigned() ReceiverOption {
 	return func(h *CallbackReceiver) { h.allowUnsigned = true }
 }
 
-// WithIdempotencyStore replaces the default [InMemoryIdempotencyStore]; nil turns the check off.
+// WithIdempotencyStore replaces the default [InMemoryIdempotencyStore] (use a shared one when
+// several processes receive); nil turns the check off.
 func WithIdempotencyStore(s IdempotencyStore) ReceiverOption {
 	return func(h *CallbackReceiver) { h.store = s }
 }
+
+// WithClaimTTL is how long a callback's claim in the store holds while its handler runs (default
+// [DefaultClaimTTL]): a receiver that crashed mid-handler blocks the retries that long. Keep it
+// above the handler's longest run.
+func WithClaimTTL(d time.Duration) ReceiverOption {
+	return func(h *CallbackReceiver) { h.claimTTL = d }
+}
+
+// inProgressRetryAfterSeconds is the Retry-After of a callback another receiver is running.
+const inProgressRetryAfterSeconds = 5
 
 // WithMaxBodyBytes limits the body read (default 1 MiB; the service sends at most 256 KiB of payload).
 func WithMaxBodyBytes(n int64) ReceiverOption {
@@ -115,6 +129,7 @@ func NewCallbackReceiver(opts ...ReceiverOption) (*CallbackReceiver, error) {
 	h := &CallbackReceiver{
 		handlers: make(map[string]CallbackHandler),
 		store:    NewInMemoryIdempotencyStore(0),
+		claimTTL: DefaultClaimTTL,
 		maxBody:  defaultMaxBodyBytes,
 		logger:   slog.Default(),
 	}
@@ -180,35 +195,57 @@ func (h *CallbackReceiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		reply(w, http.StatusBadRequest, refused(ReasonInvalidBody))
 		return
 	}
-	key := h.dedupeKey(r.Header, cb)
-	if key != "" && h.store != nil {
-		seen, err := h.store.Seen(ctx, key)
-		if err != nil {
-			h.logger.ErrorContext(ctx, "idempotency store", "error", err)
-			reply(w, http.StatusInternalServerError, answerError)
-			return
-		}
-		if seen {
-			reply(w, http.StatusOK, answerDuplicate)
-			return
-		}
-	}
 	fn, ok := h.handlers[cb.TaskType]
 	if !ok {
 		h.logger.WarnContext(ctx, "callback of a task type without handler", "taskId", cb.TaskID, "taskType", cb.TaskType)
 		reply(w, http.StatusUnprocessableEntity, answerNoHandler)
 		return
 	}
+	key := h.dedupeKey(r.Header, cb)
+	if key == "" || h.store == nil {
+		if err := callHandler(ctx, fn, cb); err != nil {
+			h.replyError(w, r, cb, err)
+			return
+		}
+		reply(w, http.StatusOK, answerHandled)
+		return
+	}
+	claim, err := h.store.Claim(ctx, key, h.claimTTL)
+	if err != nil {
+		h.logger.ErrorContext(ctx, "idempotency store", "error", err)
+		reply(w, http.StatusInternalServerError, answerError)
+		return
+	}
+	switch claim.Result {
+	case ClaimDone:
+		reply(w, http.StatusOK, answerDuplicate)
+		return
+	case ClaimInProgress:
+		// Another receiver runs this callback now: the service tries again later.
+		w.Header().Set("Retry-After", strconv.Itoa(inProgressRetryAfterSeconds))
+		reply(w, http.StatusServiceUnavailable, answerRetry)
+		return
+	}
+	// Claimed: run the handler, then complete the key, or release it so that a retry runs. The
+	// store's calls are not cancelled with the request: a client gone must not strand the claim.
+	storeCtx := context.WithoutCancel(ctx)
+	handled := false
+	defer func() {
+		if !handled {
+			if err := h.store.Release(storeCtx, key, claim.Token); err != nil {
+				h.logger.ErrorContext(ctx, "idempotency store: release", "error", err)
+			}
+		}
+	}()
 	if err := callHandler(ctx, fn, cb); err != nil {
 		h.replyError(w, r, cb, err)
 		return
 	}
-	if key != "" && h.store != nil {
-		if err := h.store.Record(ctx, key); err != nil {
-			// Handled but not recorded: a redelivery runs the handler again, which at-least-once
-			// delivery asks handlers to tolerate anyway.
-			h.logger.ErrorContext(ctx, "idempotency store", "error", err)
-		}
+	handled = true
+	if err := h.store.Complete(storeCtx, key); err != nil {
+		// The effect ran but is not marked: the claim expires after the claim TTL, and a
+		// redelivery after that runs the handler again (at least once, as without a store).
+		h.logger.ErrorContext(ctx, "idempotency store: complete", "error", err)
 	}
 	reply(w, http.StatusOK, answerHandled)
 }

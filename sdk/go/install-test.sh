@@ -46,6 +46,26 @@ step "the docs' install line: $line" env DTS_SDK_DIST="$(cd "$out" && pwd)" bash
 export GOPROXY=off
 awk '/^```go$/{f=1;next} /^```$/{if(f){exit}} f' "$here/README.md" >main.go
 step "build the README program" go build -o program .
+# The stores module, as a user of the Redis store gets it, with its dependencies (go-redis), which
+# pack.sh put in the file GOPROXY too (GONOSUMDB: no checksum database is asked for them either).
+mkdir -p storesprogram
+cat >storesprogram/main.go <<'GO'
+package main
+
+import (
+	"github.com/redis/go-redis/v9"
+
+	dt "github.com/delayed-tasks/delayed-task-service/sdk/go"
+	"github.com/delayed-tasks/delayed-task-service/sdk/go/stores"
+)
+
+func main() {
+	var _ dt.IdempotencyStore = stores.NewRedisIdempotencyStore(redis.NewClient(&redis.Options{Addr: "127.0.0.1:6379"}))
+}
+GO
+stores_env=(GOPROXY="file://$proxy" GONOSUMDB="github.com/delayed-tasks,github.com/redis,github.com/cespare,github.com/dgryski,go.uber.org,golang.org/x")
+step "go get $module/stores@$version" env "${stores_env[@]}" go get "$module/stores@$version"
+step "build a program with the Redis store" env "${stores_env[@]}" go build -o /dev/null ./storesprogram
 if [[ -x program ]]; then
   step "run the README program against ${DTS_URL:-(unset)}" ./program
 else

@@ -289,6 +289,13 @@ func TestEnumsMatchOpenAPI(t *testing.T) {
 	codes = slices.Compact(codes)
 	// CodeUnknown is the client's own: an error response without the service's envelope.
 	got := constants(t, func(_, name string) bool { return strings.HasPrefix(name, "Code") && name != "CodeUnknown" })
+	if doc.Paths["/api/v1/leases"] == nil {
+		// A document from before the lease routes (conformance/pull/README.md): their codes come
+		// with them.
+		got = slices.DeleteFunc(got, func(c string) bool {
+			return c == CodeLeaseNotFound || c == CodeLeaseExpired || c == CodeTaskCancelled
+		})
+	}
 	if !slices.Equal(got, codes) {
 		t.Errorf("Code constants %v; the document's error codes %v", got, codes)
 	}

@@ -17,7 +17,7 @@ import (
 // The README cannot drift from the code: it starts with the install line of this version, its
 // first Go block (a whole program, which install-test.sh runs against the live stack) builds
 // against this module, and every other Go block is found as it is in an example of
-// example_test.go, which the compiler checks.
+// example_test.go or stores/example_test.go (the stores module's), which the compiler checks.
 
 var goBlock = regexp.MustCompile("(?s)```go\n(.*?)```")
 
@@ -78,20 +78,22 @@ func TestReadmeProgramBuilds(t *testing.T) {
 
 func TestReadmeFragmentsAreExamples(t *testing.T) {
 	_, blocks := readmeGoBlocks(t)
-	src, err := os.ReadFile("example_test.go")
-	if err != nil {
-		t.Fatal(err)
-	}
-	fset := token.NewFileSet()
-	f, err := parser.ParseFile(fset, "example_test.go", src, parser.ParseComments)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var bodies []string
-	for _, decl := range f.Decls {
-		if fn, ok := decl.(*ast.FuncDecl); ok && strings.HasPrefix(fn.Name.Name, "Example") {
-			body := string(src[fset.Position(fn.Body.Lbrace).Offset+1 : fset.Position(fn.Body.Rbrace).Offset])
-			bodies = append(bodies, strings.ReplaceAll(body, "\n\t", "\n"))
+	for _, file := range []string{"example_test.go", "stores/example_test.go"} {
+		src, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fset := token.NewFileSet()
+		f, err := parser.ParseFile(fset, file, src, parser.ParseComments)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, decl := range f.Decls {
+			if fn, ok := decl.(*ast.FuncDecl); ok && strings.HasPrefix(fn.Name.Name, "Example") {
+				body := string(src[fset.Position(fn.Body.Lbrace).Offset+1 : fset.Position(fn.Body.Rbrace).Offset])
+				bodies = append(bodies, strings.ReplaceAll(body, "\n\t", "\n"))
+			}
 		}
 	}
 	for i, block := range blocks[1:] {
@@ -100,7 +102,7 @@ func TestReadmeFragmentsAreExamples(t *testing.T) {
 			found = found || strings.Contains(body, "\n"+block)
 		}
 		if !found {
-			t.Errorf("README Go block %d is in no example of example_test.go (as it is, one tab less):\n%s", i+2, block)
+			t.Errorf("README Go block %d is in no example of example_test.go or stores/example_test.go (as it is, one tab less):\n%s", i+2, block)
 		}
 	}
 }

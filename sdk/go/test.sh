@@ -1,8 +1,12 @@
 #!/usr/bin/env bash
 # Go SDK checks: gofmt, go vet, staticcheck, then unit, conformance and live tests (live ones when
-# DTS_URL is set; under CI=true a missing DTS_URL fails them). Last line: "go: N passed, N failed, N skipped".
+# DTS_URL is set; under CI=true a missing DTS_URL fails them), of the core module and of the stores
+# module (stores/: Redis and PostgreSQL from scripts/local-server.sh, which installs and starts them
+# when missing and this script stops again; the store vectors, the fleet test). Last line:
+# "go: N passed, N failed, N skipped".
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")"
+modules=(. stores)
 
 STATICCHECK=honnef.co/go/tools/cmd/staticcheck@v0.8.2 # 2026.2.2
 failed=0
@@ -19,14 +23,43 @@ if [[ -n "$unformatted" ]]; then
   echo "$unformatted"
   failed=1
 fi
-go vet ./... || failed=1
-go run "$STATICCHECK" ./... || failed=1
+for m in "${modules[@]}"; do
+  (cd "$m" && go vet ./...) || failed=1
+  (cd "$m" && go run "$STATICCHECK" ./...) || failed=1
+done
+
+# The real servers of the store tests, unless given: started here, stopped on exit if this run
+# started them.
+local_server=../../scripts/local-server.sh
+stop_servers=()
+start_server() { # start_server NAME VAR
+  local name=$1 var=$2 url
+  [[ -n "${!var:-}" ]] && return
+  if [[ ! -x "$local_server" ]]; then
+    echo "no $local_server: the store tests are skipped (or fail under CI=true)"
+    return
+  fi
+  [[ -f "../../.data/servers/$name/pid" ]] && kill -0 "$(cat "../../.data/servers/$name/pid")" 2>/dev/null || stop_servers+=("$name")
+  if url="$("$local_server" "$name")"; then
+    export "$var=$url"
+  else
+    echo "local-server $name failed: the store tests are skipped (or fail under CI=true)"
+  fi
+}
+start_server redis DTS_REDIS_URL
+start_server postgres DTS_POSTGRES_URL
 
 json="$(mktemp)"
-trap 'rm -f "$json"' EXIT
+cleanup() {
+  rm -f "$json"
+  for name in "${stop_servers[@]}"; do "$local_server" stop "$name"; done
+}
+trap cleanup EXIT
 start=$SECONDS
-go test -count=1 -json ./... >"$json"
-test_status=$?
+test_status=0
+for m in "${modules[@]}"; do
+  (cd "$m" && go test -count=1 -json ./...) >>"$json" || test_status=1
+done
 
 # Show what matters: failures, skips with their reasons and the package result, not every RUN/PASS.
 awk '
@@ -41,7 +74,9 @@ awk '
 # Count leaf tests only (a test with subtests is counted through its subtests).
 read -r passed failed_tests skipped < <(awk '
   /"Test":/ && /"Action":"(pass|fail|skip)"/ {
+    pkg = $0; sub(/.*"Package":"/, "", pkg); sub(/".*/, "", pkg)
     name = $0; sub(/.*"Test":"/, "", name); sub(/".*/, "", name)
+    name = pkg " " name
     action = $0; sub(/.*"Action":"/, "", action); sub(/".*/, "", action)
     result[name] = action
   }

@@ -240,20 +240,22 @@ func TestHandleTwicePanics(t *testing.T) {
 	h.Handle("x", func(context.Context, *dt.Callback) error { return nil })
 }
 
-// failingStore is an idempotency store whose backend is down.
+// failingStore is an idempotency store whose backend is down for the key "down".
 type failingStore struct{ recorded []string }
 
-func (s *failingStore) Seen(_ context.Context, key string) (bool, error) {
+func (s *failingStore) Claim(_ context.Context, key string, _ time.Duration) (dt.Claim, error) {
 	if key == "down" {
-		return false, errors.New("redis: connection refused")
+		return dt.Claim{}, errors.New("redis: connection refused")
 	}
-	return false, nil
+	return dt.Claim{Result: dt.ClaimClaimed, Token: "t"}, nil
 }
 
-func (s *failingStore) Record(_ context.Context, key string) error {
+func (s *failingStore) Complete(_ context.Context, key string) error {
 	s.recorded = append(s.recorded, key)
 	return nil
 }
+
+func (s *failingStore) Release(context.Context, string, string) error { return nil }
 
 func TestCallbackHandlerWithPluggableStore(t *testing.T) {
 	unsigned := dt.AllowUnsigned()
