@@ -5,9 +5,9 @@ import (
 	"net/http"
 )
 
-// CreateTaskResult is the outcome of one item of [Client.CreateTasks]: either Task (and Created)
+// CreateTasksItem is the outcome of one item of [Client.CreateTasks]: either Task (and Created)
 // or Err is set.
-type CreateTaskResult struct {
+type CreateTasksItem struct {
 	// Index is the item's position in the slice given to CreateTasks.
 	Index int
 	// TaskID is the id sent for the item, generated when the request had none. Re-send an item
@@ -17,7 +17,7 @@ type CreateTaskResult struct {
 	Task *Task
 	// Created is true for 201 (made now) and false for 200 (an identical task existed).
 	Created bool
-	// Err is the *APIError a single Create of this item would have returned (Status 0 when it
+	// Err is the *DelayedTaskError a single Create of this item would have returned (Status 0 when it
 	// was refused before sending), or nil.
 	Err error
 }
@@ -43,9 +43,9 @@ type batchItem struct {
 // before the first attempt, so the whole request is retried like Create (503, 429, network
 // errors); an item answered with its own error is never re-sent. A failure of the whole request
 // (401, 403, a 400 for the list itself, other 5xx, the last retry) is returned as err, an
-// *APIError.
-func (c *Client) CreateTasks(ctx context.Context, reqs []*CreateTaskRequest) ([]CreateTaskResult, error) {
-	results := make([]CreateTaskResult, len(reqs))
+// *DelayedTaskError.
+func (c *Client) CreateTasks(ctx context.Context, reqs []*CreateTaskRequest) ([]CreateTasksItem, error) {
+	results := make([]CreateTasksItem, len(reqs))
 	bodies := make([]createBody, 0, len(reqs))
 	sent := make([]int, 0, len(reqs)) // sent[position in bodies] = index in reqs
 	for i, req := range reqs {
@@ -86,7 +86,7 @@ func (c *Client) CreateTasks(ctx context.Context, reqs []*CreateTaskRequest) ([]
 	}
 	for pos, ok := range answered {
 		if !ok {
-			results[sent[pos]].Err = &APIError{Code: CodeUnknown, Message: "the response has no result for this item",
+			results[sent[pos]].Err = &DelayedTaskError{Code: CodeUnknown, Message: "the response has no result for this item",
 				Status: status, RequestID: requestID}
 		}
 	}

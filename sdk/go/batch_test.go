@@ -53,7 +53,7 @@ func TestCreateTasksGivesAnItemTheResponseLeftOutAnUnknownError(t *testing.T) {
 		requestID string
 	}{{"a", dt.CodeUnknown, 200, "r-1"}, {"b", dt.CodeTaskConflict, 409, "r-1"}, {"", dt.CodeInvalidArgument, 0, ""}}
 	for i, w := range want {
-		var apiErr *dt.APIError
+		var apiErr *dt.DelayedTaskError
 		if !errors.As(results[i].Err, &apiErr) || results[i].TaskID != w.id || apiErr.Code != w.code ||
 			apiErr.Status != w.status || apiErr.RequestID != w.requestID {
 			t.Errorf("result %d: %+v (%v), want %+v", i, results[i], results[i].Err, w)

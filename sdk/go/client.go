@@ -175,7 +175,7 @@ func (c *Client) doWithHeader(ctx context.Context, method, path string, query ur
 		resp, respBody, err := c.attempt(ctx, method, target, body)
 		var retryAfter time.Duration
 		if err != nil {
-			err = &APIError{Code: CodeUnavailable, Message: "request failed", Err: err}
+			err = &DelayedTaskError{Code: CodeUnavailable, Message: "request failed", Err: err}
 			if ctx.Err() != nil {
 				return 0, nil, err
 			}
@@ -242,7 +242,7 @@ func decodeJSON(resp *http.Response, body []byte, out any) error {
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.UseNumber()
 	if err := dec.Decode(out); err != nil {
-		return &APIError{
+		return &DelayedTaskError{
 			Code:      CodeUnknown,
 			Message:   "response body is not the expected JSON: " + err.Error(),
 			Status:    resp.StatusCode,
@@ -253,7 +253,7 @@ func decodeJSON(resp *http.Response, body []byte, out any) error {
 }
 
 func statusOf(err error) int {
-	var apiErr *APIError
+	var apiErr *DelayedTaskError
 	if errors.As(err, &apiErr) {
 		return apiErr.Status
 	}

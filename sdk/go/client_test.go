@@ -178,7 +178,7 @@ func TestChecksBeforeSending(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			tc.req.TaskType = "x"
 			_, _, err := c.Create(context.Background(), &tc.req)
-			var apiErr *dt.APIError
+			var apiErr *dt.DelayedTaskError
 			if !errors.As(err, &apiErr) || apiErr.Code != dt.CodeInvalidArgument || apiErr.Status != 0 {
 				t.Fatalf("want INVALID_ARGUMENT with status 0, got %v", err)
 			}
@@ -203,7 +203,7 @@ func TestSafeIntegersAndFiniteFloatsPass(t *testing.T) {
 		TaskType: "x", Delay: time.Millisecond,
 		Payload: map[string]any{"max": int64(1<<53 - 1), "f": 1.5, "n": json.Number("1e400")},
 	})
-	var apiErr *dt.APIError
+	var apiErr *dt.DelayedTaskError
 	if !errors.As(err, &apiErr) || apiErr.Details[0].Field != "payload.n" {
 		t.Fatalf("1e400 overflows a double and must be refused, got %v", err)
 	}
@@ -223,7 +223,7 @@ func TestErrorsAreNotRetriedExceptUnavailableAndRateLimits(t *testing.T) {
 	s := newStub(t, answer(409, `{"error":{"code":"TASK_CONFLICT","message":"other spec","details":[{"field":"taskId","reason":"exists"}]}}`, "X-Request-Id", "req-7"))
 	c := newClient(t, s.URL)
 	_, _, err := c.Create(context.Background(), &dt.CreateTaskRequest{TaskType: "x", Payload: map[string]any{}, Delay: time.Second})
-	var apiErr *dt.APIError
+	var apiErr *dt.DelayedTaskError
 	if !errors.As(err, &apiErr) || apiErr.Code != dt.CodeTaskConflict || apiErr.Status != 409 ||
 		apiErr.RequestID != "req-7" || apiErr.Details[0].Field != "taskId" {
 		t.Fatalf("got %#v", err)
@@ -240,7 +240,7 @@ func TestUnknownCodePassesThroughAndNonJSONIsUnknown(t *testing.T) {
 	)
 	c := newClient(t, s.URL)
 	_, err := c.Status(context.Background(), "a")
-	var apiErr *dt.APIError
+	var apiErr *dt.DelayedTaskError
 	if !errors.As(err, &apiErr) || apiErr.Code != "BRAND_NEW_CODE" || apiErr.Status != 418 {
 		t.Fatalf("got %v", err)
 	}
@@ -254,7 +254,7 @@ func TestNetworkFailureAfterRetriesIsUnavailableWithStatusZero(t *testing.T) {
 	s := newStub(t, dropConnection, dropConnection, answer(429, `{"error":{"code":"RESOURCE_EXHAUSTED","message":"slow down"}}`), dropConnection)
 	c := newClient(t, s.URL)
 	_, err := c.Cancel(context.Background(), "order:1")
-	var apiErr *dt.APIError
+	var apiErr *dt.DelayedTaskError
 	if !errors.As(err, &apiErr) || apiErr.Code != dt.CodeUnavailable || apiErr.Status != 0 || apiErr.Err == nil {
 		t.Fatalf("got %#v", err)
 	}
@@ -293,7 +293,7 @@ func TestCallerCancellationStopsRetries(t *testing.T) {
 	s := newStub(t, answer(503, `{"error":{"code":"UNAVAILABLE","message":"x"}}`))
 	c := newClient(t, s.URL, dt.WithRetryPolicy(dt.RetryPolicy{MaxRetries: 3, InitialBackoff: time.Hour, MaxBackoff: time.Hour}))
 	_, err := c.Status(ctx, "t-1")
-	var apiErr *dt.APIError
+	var apiErr *dt.DelayedTaskError
 	if !errors.As(err, &apiErr) || apiErr.Status != 503 {
 		t.Fatalf("got %v", err)
 	}
@@ -309,7 +309,7 @@ func TestListAllFollowsPages(t *testing.T) {
 	)
 	c := newClient(t, s.URL)
 	var ids []string
-	for task, err := range c.ListAll(context.Background(), &dt.ListOptions{Status: dt.StatusFailed, PageSize: 1}) {
+	for task, err := range c.ListAll(context.Background(), &dt.ListTasksRequest{Status: dt.StatusFailed, PageSize: 1}) {
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -366,7 +366,7 @@ func TestReplaySendsOnlyWhatIsSet(t *testing.T) {
 }
 
 func isInvalid(err error, field string) bool {
-	var apiErr *dt.APIError
+	var apiErr *dt.DelayedTaskError
 	return errors.As(err, &apiErr) && apiErr.Code == dt.CodeInvalidArgument && apiErr.Details[0].Field == field
 }
 

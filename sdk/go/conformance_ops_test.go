@@ -37,11 +37,11 @@ func invoke(ctx context.Context, c *dt.Client, op string, in map[string]any) (an
 		out := make([]batchResult, len(results))
 		for i, r := range results {
 			out[i] = batchResult{Index: r.Index, TaskID: r.TaskID}
-			var apiErr *dt.APIError
+			var apiErr *dt.DelayedTaskError
 			if errors.As(r.Err, &apiErr) {
 				out[i].Error = &apiErrorJSON{apiErr.Code, apiErr.Status, apiErr.Details, apiErr.RequestID}
 			} else if r.Err != nil {
-				return nil, fmt.Errorf("item %d: not an *APIError: %w", i, r.Err)
+				return nil, fmt.Errorf("item %d: not a *DelayedTaskError: %w", i, r.Err)
 			} else {
 				out[i].Task, out[i].Created = r.Task, &r.Created
 			}
@@ -104,7 +104,7 @@ func invokeSchedule(ctx context.Context, c *dt.Client, op string, in map[string]
 	case "getSchedule":
 		return c.GetSchedule(ctx, id)
 	case "listSchedules":
-		opts := &dt.ListSchedulesOptions{TaskType: str(in["taskType"]), Owner: str(in["owner"]),
+		opts := &dt.ListSchedulesRequest{TaskType: str(in["taskType"]), Owner: str(in["owner"]),
 			PageSize: integer(in["pageSize"]), PageToken: str(in["pageToken"])}
 		if paused, ok := in["paused"].(bool); ok {
 			opts.Paused = &paused
@@ -113,11 +113,11 @@ func invokeSchedule(ctx context.Context, c *dt.Client, op string, in map[string]
 	case "updateSchedule":
 		return c.UpdateSchedule(ctx, id, scheduleUpdate(in))
 	case "pauseSchedule":
-		return c.PauseSchedule(ctx, id, str(in["note"]))
+		return c.PauseSchedule(ctx, id, &dt.PauseScheduleRequest{Note: str(in["note"])})
 	case "resumeSchedule":
-		return c.ResumeSchedule(ctx, id, str(in["note"]))
+		return c.ResumeSchedule(ctx, id, &dt.ResumeScheduleRequest{Note: str(in["note"])})
 	case "triggerSchedule":
-		return c.TriggerSchedule(ctx, id, dt.OverlapPolicy(str(in["overlap"])))
+		return c.TriggerSchedule(ctx, id, &dt.TriggerScheduleRequest{Overlap: dt.OverlapPolicy(str(in["overlap"]))})
 	case "backfillSchedule":
 		return c.BackfillSchedule(ctx, id, &dt.BackfillScheduleRequest{
 			StartAt: instant(in["startAt"]), EndAt: instant(in["endAt"]), Overlap: dt.OverlapPolicy(str(in["overlap"])),
@@ -175,7 +175,7 @@ func createRequest(in map[string]any) *dt.CreateTaskRequest {
 	}
 }
 
-// batchResult is one CreateTaskResult as the vectors write it.
+// batchResult is one CreateTasksItem as the vectors write it.
 type batchResult struct {
 	Index   int           `json:"index"`
 	TaskID  string        `json:"taskId"`
@@ -201,8 +201,8 @@ type listAllResult struct {
 	Tasks []dt.TaskSummary `json:"tasks"`
 }
 
-func listOptions(in map[string]any) *dt.ListOptions {
-	return &dt.ListOptions{
+func listOptions(in map[string]any) *dt.ListTasksRequest {
+	return &dt.ListTasksRequest{
 		Status:    dt.TaskStatus(str(in["status"])),
 		TaskType:  str(in["taskType"]),
 		IDPrefix:  str(in["idPrefix"]),

@@ -15,7 +15,7 @@ import (
 	dt "github.com/delayed-tasks/delayed-task-service/sdk/go"
 )
 
-// receiverCase is one case of conformance/callbacks/receiver.json: a CallbackHandler built from
+// receiverCase is one case of conformance/callbacks/receiver.json: a CallbackReceiver built from
 // Receiver and sent every delivery in order.
 type receiverCase struct {
 	Name     string `json:"name"`
@@ -43,7 +43,7 @@ type receiverCase struct {
 
 // testHandler is what a vector's handler does, in Go's way: "handle" returns nil, "retry" asks
 // to be delivered again in 30 seconds, "fail" fails for good, "throw" returns any other error.
-func testHandler(kind string, calls *int) (dt.HandlerFunc, error) {
+func testHandler(kind string, calls *int) (dt.CallbackHandler, error) {
 	var result error
 	switch kind {
 	case "handle":
@@ -64,7 +64,7 @@ func testHandler(kind string, calls *int) (dt.HandlerFunc, error) {
 
 func runReceiverCase(t *testing.T, tc receiverCase) {
 	cfg := tc.Receiver
-	opts := []dt.HandlerOption{
+	opts := []dt.ReceiverOption{
 		dt.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))),
 		dt.WithIdempotencyStore(dt.NewInMemoryIdempotencyStore(0)),
 	}
@@ -87,7 +87,7 @@ func runReceiverCase(t *testing.T, tc receiverCase) {
 	if cfg.AllowUnsigned {
 		opts = append(opts, dt.AllowUnsigned())
 	}
-	h, err := dt.NewCallbackHandler(opts...)
+	h, err := dt.NewCallbackReceiver(opts...)
 	if tc.Expect.RefusedToBuild {
 		if err == nil {
 			t.Fatal("the receiver was built; want it refused (no secrets, AllowUnsigned not set)")

@@ -277,9 +277,9 @@ func checkRequest(t *testing.T, m *matcher, i int, want expectedRequest, got rec
 
 func checkError(t *testing.T, want *expectedError, err error) {
 	t.Helper()
-	var apiErr *dt.APIError
+	var apiErr *dt.DelayedTaskError
 	if !errors.As(err, &apiErr) {
-		t.Fatalf("want *APIError %s, got %v", want.Code, err)
+		t.Fatalf("want *DelayedTaskError %s, got %v", want.Code, err)
 	}
 	if apiErr.Code != want.Code {
 		t.Errorf("code %s, want %s (%v)", apiErr.Code, want.Code, err)
@@ -426,7 +426,7 @@ type callbackCase struct {
 }
 
 // TestConformanceCallbacks runs every file of callbacks/: receiver.json through a whole
-// CallbackHandler, the others through WebhookVerifier and ParseCallback.
+// CallbackReceiver, the others through WebhookVerifier and ParseCallback.
 func TestConformanceCallbacks(t *testing.T) {
 	for _, file := range vectorFiles(t, "callbacks") {
 		name := filepath.Base(file)
@@ -449,7 +449,7 @@ func runCallbackCase(t *testing.T, tc callbackCase) {
 	}
 	cb, err := verifyAndParse(tc, header)
 	if tc.Expect.Error != "" {
-		var we *dt.WebhookError
+		var we *dt.CallbackRejectedError
 		if !errors.As(err, &we) {
 			t.Fatalf("want rejection %s, got %v (callback %+v)", tc.Expect.Error, err, cb)
 		}

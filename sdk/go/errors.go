@@ -7,27 +7,31 @@ import (
 	"strings"
 )
 
+// ErrorCode is a machine code of the service's error catalog. It is a string (an alias, not a new
+// type) so that a code a newer server sends, not listed here, passes through and compares with ==.
+type ErrorCode = string
+
 // Error codes the service answers with. A code a newer server sends that is not listed here is
-// passed through unchanged in [APIError.Code].
+// passed through unchanged in [DelayedTaskError.Code].
 const (
-	CodeInvalidArgument      = "INVALID_ARGUMENT"
-	CodePayloadTooLarge      = "PAYLOAD_TOO_LARGE"
-	CodeUnauthenticated      = "UNAUTHENTICATED"
-	CodePermissionDenied     = "PERMISSION_DENIED"
-	CodeTaskNotFound         = "TASK_NOT_FOUND"
-	CodeNotFound             = "NOT_FOUND"
-	CodeTaskConflict         = "TASK_CONFLICT"
-	CodeScheduleNotFound     = "SCHEDULE_NOT_FOUND"
-	CodeScheduleConflict     = "SCHEDULE_CONFLICT"
-	CodeScheduleLimit        = "SCHEDULE_LIMIT_EXCEEDED"
-	CodeFailedPrecondition   = "FAILED_PRECONDITION"
-	CodeMethodNotAllowed     = "METHOD_NOT_ALLOWED"
-	CodeUnsupportedMediaType = "UNSUPPORTED_MEDIA_TYPE"
-	CodeResourceExhausted    = "RESOURCE_EXHAUSTED"
-	CodeUnavailable          = "UNAVAILABLE"
-	CodeInternal             = "INTERNAL"
+	CodeInvalidArgument       ErrorCode = "INVALID_ARGUMENT"
+	CodePayloadTooLarge                 = "PAYLOAD_TOO_LARGE"
+	CodeUnauthenticated                 = "UNAUTHENTICATED"
+	CodePermissionDenied                = "PERMISSION_DENIED"
+	CodeTaskNotFound                    = "TASK_NOT_FOUND"
+	CodeNotFound                        = "NOT_FOUND"
+	CodeTaskConflict                    = "TASK_CONFLICT"
+	CodeScheduleNotFound                = "SCHEDULE_NOT_FOUND"
+	CodeScheduleConflict                = "SCHEDULE_CONFLICT"
+	CodeScheduleLimitExceeded           = "SCHEDULE_LIMIT_EXCEEDED"
+	CodeFailedPrecondition              = "FAILED_PRECONDITION"
+	CodeMethodNotAllowed                = "METHOD_NOT_ALLOWED"
+	CodeUnsupportedMediaType            = "UNSUPPORTED_MEDIA_TYPE"
+	CodeResourceExhausted               = "RESOURCE_EXHAUSTED"
+	CodeUnavailable                     = "UNAVAILABLE"
+	CodeInternal                        = "INTERNAL"
 	// CodeUnknown is used when an error response has no JSON error body.
-	CodeUnknown = "UNKNOWN"
+	CodeUnknown ErrorCode = "UNKNOWN"
 )
 
 // requestIDHeader is the header the service echoes its request id in.
@@ -42,10 +46,10 @@ type ErrorDetail struct {
 // String is "<field> <reason>", e.g. "delaySeconds must not be negative".
 func (d ErrorDetail) String() string { return d.Field + " " + d.Reason }
 
-// APIError is the one error type of the client. It is returned for error responses, for
+// DelayedTaskError is the one error type of the client. It is returned for error responses, for
 // requests refused before sending (Code INVALID_ARGUMENT, Status 0, the faults in Details) and for
 // network failures after the last retry (Code UNAVAILABLE, Status 0, the cause in Err).
-type APIError struct {
+type DelayedTaskError struct {
 	// Code is the service's stable machine code, e.g. "TASK_NOT_FOUND".
 	Code string
 	// Status is the HTTP status code; 0 when no response was received (or nothing was sent).
@@ -63,7 +67,7 @@ type APIError struct {
 
 // Error reads "delayedtasks: CODE (HTTP status): message; <field> <reason>...", each fault once:
 // a detail the message already states is not repeated.
-func (e *APIError) Error() string {
+func (e *DelayedTaskError) Error() string {
 	var b strings.Builder
 	b.WriteString("delayedtasks: ")
 	b.WriteString(e.Code)
@@ -88,7 +92,7 @@ func (e *APIError) Error() string {
 }
 
 // Unwrap returns the network error behind an UNAVAILABLE error with status 0, if any.
-func (e *APIError) Unwrap() error { return e.Err }
+func (e *DelayedTaskError) Unwrap() error { return e.Err }
 
 // errorBody is the service's error envelope.
 type errorBody struct {
@@ -102,15 +106,15 @@ type wireError struct {
 	Details []ErrorDetail `json:"details"`
 }
 
-// apiError is the *APIError of an error the service sent with status; a missing code is UNKNOWN.
-func (w *wireError) apiError(status int, requestID string) *APIError {
+// apiError is the *DelayedTaskError of an error the service sent with status; a missing code is UNKNOWN.
+func (w *wireError) apiError(status int, requestID string) *DelayedTaskError {
 	if w == nil || w.Code == "" {
-		return &APIError{Code: CodeUnknown, Message: http.StatusText(status), Status: status, RequestID: requestID}
+		return &DelayedTaskError{Code: CodeUnknown, Message: http.StatusText(status), Status: status, RequestID: requestID}
 	}
-	return &APIError{Code: w.Code, Message: w.Message, Details: w.Details, Status: status, RequestID: requestID}
+	return &DelayedTaskError{Code: w.Code, Message: w.Message, Details: w.Details, Status: status, RequestID: requestID}
 }
 
-// checkResponse returns nil for a 2xx response and an *APIError for any other.
+// checkResponse returns nil for a 2xx response and a *DelayedTaskError for any other.
 func checkResponse(resp *http.Response, body []byte) error {
 	if resp.StatusCode >= 200 && resp.StatusCode < 300 {
 		return nil
@@ -124,10 +128,10 @@ func checkResponse(resp *http.Response, body []byte) error {
 
 // invalidArgument is the error of a request refused before sending: its message states every
 // fault as "<field> <reason>".
-func invalidArgument(details []ErrorDetail) *APIError {
+func invalidArgument(details []ErrorDetail) *DelayedTaskError {
 	texts := make([]string, len(details))
 	for i, d := range details {
 		texts[i] = d.String()
 	}
-	return &APIError{Code: CodeInvalidArgument, Message: strings.Join(texts, "; "), Details: details}
+	return &DelayedTaskError{Code: CodeInvalidArgument, Message: strings.Join(texts, "; "), Details: details}
 }

@@ -35,7 +35,7 @@ func ExampleClient_Create() {
 		Delay:       30 * time.Minute, // or ExecuteAt: time.Date(...); zero means not set
 		CallbackURL: "https://orders.internal/callbacks",
 	})
-	var apiErr *dt.APIError
+	var apiErr *dt.DelayedTaskError
 	switch {
 	case errors.As(err, &apiErr) && apiErr.Code == dt.CodeTaskConflict:
 		log.Printf("order-10023-close exists with another spec")
@@ -51,8 +51,8 @@ func ExampleCallbackHandler() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	// Without a verifier, NewCallbackHandler fails unless given dt.AllowUnsigned().
-	callbacks, err := dt.NewCallbackHandler(dt.WithVerifier(verifier))
+	// Without a verifier, NewCallbackReceiver fails unless given dt.AllowUnsigned().
+	callbacks, err := dt.NewCallbackReceiver(dt.WithVerifier(verifier))
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -83,7 +83,7 @@ func ExampleClient_CreateTasks() {
 		log.Fatal(err)
 	}
 	for _, r := range results { // one per request, in order
-		var apiErr *dt.APIError
+		var apiErr *dt.DelayedTaskError
 		if errors.As(r.Err, &apiErr) { // what Create would have returned for this item
 			log.Printf("item %d (%s): %s %d", r.Index, r.TaskID, apiErr.Code, apiErr.Status)
 			continue
@@ -98,7 +98,7 @@ func ExampleClient_ListAll() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	due := &dt.ListOptions{
+	due := &dt.ListTasksRequest{
 		Status:    dt.StatusFailed, // the dead letters
 		Owner:     "default",       // needed with IDPrefix where the key sees several owners (admin, no auth)
 		IDPrefix:  "order-",

@@ -14,10 +14,10 @@ import (
 	"time"
 )
 
-// HandlerFunc handles one callback of a task type. Returning nil acknowledges it (200). Return
+// CallbackHandler handles one callback of a task type. Returning nil acknowledges it (200). Return
 // [Retry] to have the service deliver it again later (503), [Permanent] to fail the task now
 // (422); any other error (or a panic) is answered 500, which the service retries too.
-type HandlerFunc func(ctx context.Context, cb *Callback) error
+type CallbackHandler func(ctx context.Context, cb *Callback) error
 
 // RetryableError asks the service to deliver the callback again, after RetryAfter when set.
 type RetryableError struct {
@@ -52,26 +52,26 @@ func errString(err error) string {
 
 const defaultMaxBodyBytes = 1 << 20
 
-// ErrUnsignedReceiver is returned by [NewCallbackHandler] given neither [WithVerifier] nor
+// ErrUnsignedReceiver is returned by [NewCallbackReceiver] given neither [WithVerifier] nor
 // [AllowUnsigned]: a receiver never accepts unsigned callbacks by accident.
 var ErrUnsignedReceiver = errors.New("delayedtasks: a callback handler needs WithVerifier (the webhook secrets), or AllowUnsigned() to accept unsigned callbacks")
 
-// CallbackHandler is an [http.Handler] receiving callbacks: it verifies the signature, parses the
+// CallbackReceiver is an [http.Handler] receiving callbacks: it verifies the signature, parses the
 // body, skips callbacks already handled (by their signed webhook-id, never the unsigned
-// Idempotency-Key header) and calls the [HandlerFunc] registered for the task type. It answers
+// Idempotency-Key header) and calls the [CallbackHandler] registered for the task type. It answers
 // with a JSON body, the same in every SDK of the service:
 //
 //	200 {"status":"handled"}                                     the handler returned nil
 //	200 {"status":"duplicate"}                                   webhook-id handled before; the handler is not run
-//	401 {"status":"refused","reason":"<WebhookError reason>"}    signature missing, invalid or expired
+//	401 {"status":"refused","reason":"<CallbackRejectedError reason>"}    signature missing, invalid or expired
 //	400 {"status":"refused","reason":"invalid_body"}             a signed body that is not a callback
 //	503 {"status":"retry"} (+ Retry-After)                       the handler returned a RetryableError
 //	422 {"status":"failed"}                                      the handler returned a PermanentError
 //	422 {"status":"failed","reason":"no handler for task type"}  no handler for the task type
 //	500 {"status":"error"}                                       any other error or a panic (logged, never sent)
 //	405 {"status":"refused","reason":"method_not_allowed"}       not a POST
-type CallbackHandler struct {
-	handlers      map[string]HandlerFunc
+type CallbackReceiver struct {
+	handlers      map[string]CallbackHandler
 	verifier      *WebhookVerifier
 	allowUnsigned bool
 	store         IdempotencyStore
@@ -79,41 +79,41 @@ type CallbackHandler struct {
 	logger        *slog.Logger
 }
 
-// HandlerOption configures a [CallbackHandler].
-type HandlerOption func(*CallbackHandler)
+// ReceiverOption configures a [CallbackReceiver].
+type ReceiverOption func(*CallbackReceiver)
 
 // WithVerifier checks every callback's signature with v.
-func WithVerifier(v *WebhookVerifier) HandlerOption {
-	return func(h *CallbackHandler) { h.verifier = v }
+func WithVerifier(v *WebhookVerifier) ReceiverOption {
+	return func(h *CallbackReceiver) { h.verifier = v }
 }
 
 // AllowUnsigned lets a handler without [WithVerifier] accept unsigned callbacks (a local setup
 // where the service signs nothing). It never weakens a verifier: with one, unsigned callbacks are
 // refused all the same.
-func AllowUnsigned() HandlerOption {
-	return func(h *CallbackHandler) { h.allowUnsigned = true }
+func AllowUnsigned() ReceiverOption {
+	return func(h *CallbackReceiver) { h.allowUnsigned = true }
 }
 
 // WithIdempotencyStore replaces the default [InMemoryIdempotencyStore]; nil turns the check off.
-func WithIdempotencyStore(s IdempotencyStore) HandlerOption {
-	return func(h *CallbackHandler) { h.store = s }
+func WithIdempotencyStore(s IdempotencyStore) ReceiverOption {
+	return func(h *CallbackReceiver) { h.store = s }
 }
 
 // WithMaxBodyBytes limits the body read (default 1 MiB; the service sends at most 256 KiB of payload).
-func WithMaxBodyBytes(n int64) HandlerOption {
-	return func(h *CallbackHandler) { h.maxBody = n }
+func WithMaxBodyBytes(n int64) ReceiverOption {
+	return func(h *CallbackReceiver) { h.maxBody = n }
 }
 
 // WithLogger receives handler errors and refused callbacks (default slog.Default()).
-func WithLogger(l *slog.Logger) HandlerOption {
-	return func(h *CallbackHandler) { h.logger = l }
+func WithLogger(l *slog.Logger) ReceiverOption {
+	return func(h *CallbackReceiver) { h.logger = l }
 }
 
-// NewCallbackHandler returns a handler with no task types registered. It fails with
+// NewCallbackReceiver returns a handler with no task types registered. It fails with
 // [ErrUnsignedReceiver] given neither [WithVerifier] nor [AllowUnsigned].
-func NewCallbackHandler(opts ...HandlerOption) (*CallbackHandler, error) {
-	h := &CallbackHandler{
-		handlers: make(map[string]HandlerFunc),
+func NewCallbackReceiver(opts ...ReceiverOption) (*CallbackReceiver, error) {
+	h := &CallbackReceiver{
+		handlers: make(map[string]CallbackHandler),
 		store:    NewInMemoryIdempotencyStore(0),
 		maxBody:  defaultMaxBodyBytes,
 		logger:   slog.Default(),
@@ -129,14 +129,14 @@ func NewCallbackHandler(opts ...HandlerOption) (*CallbackHandler, error) {
 
 // Handle registers fn for taskType. It panics when taskType is already registered, like
 // [http.ServeMux]; register every type before serving.
-func (h *CallbackHandler) Handle(taskType string, fn HandlerFunc) {
+func (h *CallbackReceiver) Handle(taskType string, fn CallbackHandler) {
 	if _, dup := h.handlers[taskType]; dup {
 		panic(fmt.Sprintf("delayedtasks: task type %q registered twice", taskType))
 	}
 	h.handlers[taskType] = fn
 }
 
-// The answers of a CallbackHandler.
+// The answers of a CallbackReceiver.
 var (
 	answerHandled   = answer{Status: "handled"}
 	answerDuplicate = answer{Status: "duplicate"}
@@ -146,7 +146,7 @@ var (
 	answerError     = answer{Status: "error"}
 )
 
-// answer is the JSON body of every reply of a CallbackHandler.
+// answer is the JSON body of every reply of a CallbackReceiver.
 type answer struct {
 	Status string `json:"status"`
 	Reason string `json:"reason,omitempty"`
@@ -155,7 +155,7 @@ type answer struct {
 func refused(reason string) answer { return answer{Status: "refused", Reason: reason} }
 
 // ServeHTTP answers one callback delivery.
-func (h *CallbackHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+func (h *CallbackReceiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	if r.Method != http.MethodPost {
 		w.Header().Set("Allow", http.MethodPost)
@@ -218,7 +218,7 @@ func (h *CallbackHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // the Idempotency-Key header, which is not signed: a replay within the tolerance could drop it or
 // swap in another task's. Unsigned (AllowUnsigned, no verifier), the body's task id, so that the
 // key and the work come from the same bytes.
-func (h *CallbackHandler) dedupeKey(header http.Header, cb *Callback) string {
+func (h *CallbackReceiver) dedupeKey(header http.Header, cb *Callback) string {
 	if h.verifier != nil {
 		return header.Get("webhook-id")
 	}
@@ -227,7 +227,7 @@ func (h *CallbackHandler) dedupeKey(header http.Header, cb *Callback) string {
 
 // callHandler runs fn, turning a panic into an error (with its stack, for the log) so that the
 // delivery is answered 500 like any other unexpected failure.
-func callHandler(ctx context.Context, fn HandlerFunc, cb *Callback) (err error) {
+func callHandler(ctx context.Context, fn CallbackHandler, cb *Callback) (err error) {
 	defer func() {
 		if v := recover(); v != nil {
 			if v == http.ErrAbortHandler {
@@ -239,7 +239,7 @@ func callHandler(ctx context.Context, fn HandlerFunc, cb *Callback) (err error) 
 	return fn(ctx, cb)
 }
 
-func (h *CallbackHandler) replyError(w http.ResponseWriter, r *http.Request, cb *Callback, err error) {
+func (h *CallbackReceiver) replyError(w http.ResponseWriter, r *http.Request, cb *Callback, err error) {
 	attrs := []any{"taskId", cb.TaskID, "taskType", cb.TaskType, "attempt", cb.Attempt, "error", err}
 	var retryable *RetryableError
 	var permanent *PermanentError
@@ -261,7 +261,7 @@ func (h *CallbackHandler) replyError(w http.ResponseWriter, r *http.Request, cb 
 }
 
 func reasonOf(err error) string {
-	var we *WebhookError
+	var we *CallbackRejectedError
 	if errors.As(err, &we) {
 		return we.Reason
 	}

@@ -31,17 +31,17 @@ func TestLiveSchedule(t *testing.T) {
 	if s.Every != "1h" || s.Overlap != dt.OverlapSkip || s.CatchupWindow != "1h" || s.Paused || len(s.NextRunTimes) != 10 {
 		t.Errorf("get: %+v", s)
 	}
-	page, err := c.ListSchedules(ctx, &dt.ListSchedulesOptions{TaskType: "go.live", Paused: dt.Ptr(false)})
+	page, err := c.ListSchedules(ctx, &dt.ListSchedulesRequest{TaskType: "go.live", Paused: dt.Ptr(false)})
 	if err != nil || !slices.ContainsFunc(page.Schedules, func(s dt.ScheduleSummary) bool { return s.ScheduleID == id }) {
 		t.Errorf("list: %+v, %v", page, err)
 	}
-	if s, err = c.PauseSchedule(ctx, id, "paused by the SDK test"); err != nil || !s.Paused || s.Note != "paused by the SDK test" {
+	if s, err = c.PauseSchedule(ctx, id, &dt.PauseScheduleRequest{Note: "paused by the SDK test"}); err != nil || !s.Paused || s.Note != "paused by the SDK test" {
 		t.Errorf("pause: %+v, %v", s, err)
 	}
-	if s, err = c.ResumeSchedule(ctx, id, "resumed by the SDK test"); err != nil || s.Paused {
+	if s, err = c.ResumeSchedule(ctx, id, &dt.ResumeScheduleRequest{Note: "resumed by the SDK test"}); err != nil || s.Paused {
 		t.Errorf("resume: %+v, %v", s, err)
 	}
-	if _, err = c.TriggerSchedule(ctx, id, ""); err != nil {
+	if _, err = c.TriggerSchedule(ctx, id, nil); err != nil {
 		t.Fatal(err)
 	}
 	deadline := time.Now().Add(45 * time.Second)
@@ -63,7 +63,7 @@ func TestLiveSchedule(t *testing.T) {
 	if err = c.DeleteSchedule(ctx, id); err != nil {
 		t.Fatal(err)
 	}
-	var apiErr *dt.APIError
+	var apiErr *dt.DelayedTaskError
 	if _, err = c.GetSchedule(ctx, id); !errors.As(err, &apiErr) || apiErr.Code != dt.CodeScheduleNotFound || apiErr.Status != 404 {
 		t.Errorf("get after delete: %v", err)
 	}

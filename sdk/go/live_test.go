@@ -97,7 +97,7 @@ func TestLiveCreateStatusCancel(t *testing.T) {
 		waitFor(ctx, t, c, task.TaskID, dt.StatusCancelled)
 	}
 	_, err = c.Status(ctx, liveID("absent"))
-	var apiErr *dt.APIError
+	var apiErr *dt.DelayedTaskError
 	if !errors.As(err, &apiErr) || apiErr.Code != dt.CodeTaskNotFound || apiErr.Status != 404 {
 		t.Errorf("get of an absent task: %v", err)
 	}
@@ -124,7 +124,7 @@ func TestLiveIdempotentCreateAndConflict(t *testing.T) {
 	other := *req
 	other.Payload = map[string]any{"n": 2}
 	_, _, err = c.Create(ctx, &other)
-	var apiErr *dt.APIError
+	var apiErr *dt.DelayedTaskError
 	if !errors.As(err, &apiErr) || apiErr.Code != dt.CodeTaskConflict || apiErr.Status != 409 {
 		t.Fatalf("other spec: want TASK_CONFLICT, got %v", err)
 	}
@@ -173,19 +173,19 @@ type receiver struct {
 	received []*dt.Callback
 }
 
-func newReceiver(t *testing.T, fn dt.HandlerFunc) *receiver {
+func newReceiver(t *testing.T, fn dt.CallbackHandler) *receiver {
 	t.Helper()
 	r := &receiver{}
-	opts := []dt.HandlerOption{dt.AllowUnsigned()} // a stack that signs nothing
+	opts := []dt.ReceiverOption{dt.AllowUnsigned()} // a stack that signs nothing
 	if secret := os.Getenv("DTS_WEBHOOK_SECRET"); secret != "" {
 		v, err := dt.NewWebhookVerifier([]string{secret})
 		if err != nil {
 			t.Fatal(err)
 		}
-		opts = []dt.HandlerOption{dt.WithVerifier(v)}
+		opts = []dt.ReceiverOption{dt.WithVerifier(v)}
 	}
 	opts = append(opts, dt.WithLogger(slog.New(slog.NewTextHandler(testLog{t}, nil))))
-	h, err := dt.NewCallbackHandler(opts...)
+	h, err := dt.NewCallbackReceiver(opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -291,7 +291,7 @@ func TestLiveCreateTasks(t *testing.T) {
 	}
 	codes := make([]string, len(results))
 	for i, r := range results {
-		var apiErr *dt.APIError
+		var apiErr *dt.DelayedTaskError
 		switch {
 		case r.Index != i:
 			t.Errorf("result %d has index %d", i, r.Index)
@@ -308,7 +308,7 @@ func TestLiveCreateTasks(t *testing.T) {
 	if task, err := c.Status(ctx, generated); err != nil || !uuidV4.MatchString(generated) || task.Status != dt.StatusScheduled {
 		t.Fatalf("generated %q: %+v %v", generated, task, err)
 	}
-	var apiErr *dt.APIError
+	var apiErr *dt.DelayedTaskError
 	if _, err := c.Status(ctx, invalid.TaskID); !errors.As(err, &apiErr) || apiErr.Code != dt.CodeTaskNotFound {
 		t.Errorf("the refused item created something: %v", err)
 	}
@@ -342,7 +342,7 @@ func TestLiveListAllFilters(t *testing.T) {
 			_, _ = c.Cancel(ctx, prefix+strconv.Itoa(i))
 		}
 	})
-	ids := func(opts *dt.ListOptions) []string {
+	ids := func(opts *dt.ListTasksRequest) []string {
 		var out []string
 		for task, err := range c.ListAll(ctx, opts) {
 			if err != nil {
@@ -355,14 +355,14 @@ func TestLiveListAllFilters(t *testing.T) {
 	}
 	// The list reads the visibility store, which follows the tasks within moments: poll.
 	deadline := time.Now().Add(30 * time.Second)
-	all := &dt.ListOptions{IDPrefix: prefix, Status: dt.StatusScheduled, PageSize: 2}
+	all := &dt.ListTasksRequest{IDPrefix: prefix, Status: dt.StatusScheduled, PageSize: 2}
 	for got := ids(all); len(got) != 3; got = ids(all) {
 		if time.Now().After(deadline) {
 			t.Fatalf("ListAll by prefix %s: %v after 30 s, want 3 tasks over 2 pages", prefix, got)
 		}
 		time.Sleep(200 * time.Millisecond) // polling interval, not synchronisation
 	}
-	due := ids(&dt.ListOptions{IDPrefix: prefix, DueAfter: now.Add(90 * time.Minute), DueBefore: now.Add(150 * time.Minute)})
+	due := ids(&dt.ListTasksRequest{IDPrefix: prefix, DueAfter: now.Add(90 * time.Minute), DueBefore: now.Add(150 * time.Minute)})
 	if want := []string{prefix + "1"}; !slices.Equal(due, want) {
 		t.Errorf("due between 1.5 h and 2.5 h from now: %v, want %v", due, want)
 	}

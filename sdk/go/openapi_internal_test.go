@@ -177,14 +177,14 @@ func TestWireTypesMatchOpenAPI(t *testing.T) {
 		}
 	})
 	list := doc.op(t, "get", "/api/v1/tasks")
-	t.Run("TaskList", func(t *testing.T) {
+	t.Run("TaskPage", func(t *testing.T) {
 		page := list.responseSchema(t, "200")
-		sameFields(t, "list page", page, typeOf[TaskList]())
+		sameFields(t, "list page", page, typeOf[TaskPage]())
 		summary := page.prop(t, "tasks").Items
 		sameFields(t, "TaskSummary", summary, typeOf[TaskSummary]())
 		sameFields(t, "TaskSummary lastError", summary.prop(t, "lastError"), typeOf[TaskError]())
 	})
-	t.Run("ListOptions", func(t *testing.T) {
+	t.Run("ListTasksRequest", func(t *testing.T) {
 		var params []string
 		for _, p := range list.Parameters {
 			if p.In == "query" {
@@ -198,7 +198,7 @@ func TestWireTypesMatchOpenAPI(t *testing.T) {
 		}
 		slices.Sort(sent)
 		if !slices.Equal(params, sent) {
-			t.Errorf("ListOptions sends %v; the document's list parameters are %v", sent, params)
+			t.Errorf("ListTasksRequest sends %v; the document's list parameters are %v", sent, params)
 		}
 	})
 	t.Run("request bodies", func(t *testing.T) {
@@ -241,10 +241,10 @@ func TestWireTypesMatchOpenAPI(t *testing.T) {
 	})
 }
 
-// everyListOption is a ListOptions with every field set, by reflection, so that a field added
+// everyListOption is a ListTasksRequest with every field set, by reflection, so that a field added
 // later is checked too.
-func everyListOption() *ListOptions {
-	var o ListOptions
+func everyListOption() *ListTasksRequest {
+	var o ListTasksRequest
 	v := reflect.ValueOf(&o).Elem()
 	for i := range v.NumField() {
 		f := v.Field(i)

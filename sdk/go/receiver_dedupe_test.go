@@ -20,7 +20,7 @@ import (
 // key. The handler deduplicates on the signed webhook-id, so the handler does not run a second
 // time, and another task's genuine callback is never taken for a duplicate.
 
-// dedupeReceiver serves a CallbackHandler on loopback; ran lists the task ids it ran for.
+// dedupeReceiver serves a CallbackReceiver on loopback; ran lists the task ids it ran for.
 type dedupeReceiver struct {
 	t   *testing.T
 	url string
@@ -28,7 +28,7 @@ type dedupeReceiver struct {
 	ran []string
 }
 
-func newDedupeReceiver(t *testing.T, opts ...dt.HandlerOption) *dedupeReceiver {
+func newDedupeReceiver(t *testing.T, opts ...dt.ReceiverOption) *dedupeReceiver {
 	t.Helper()
 	d := &dedupeReceiver{t: t}
 	h := newHandler(t, opts...)
@@ -101,7 +101,7 @@ const (
 
 var dedupeSecret = "whsec_" + base64.StdEncoding.EncodeToString([]byte("dedupe-test-secret-of-24+bytes"))
 
-func dedupeVerifier(t *testing.T) dt.HandlerOption {
+func dedupeVerifier(t *testing.T) dt.ReceiverOption {
 	t.Helper()
 	v, err := dt.NewWebhookVerifier([]string{dedupeSecret})
 	if err != nil {

@@ -93,8 +93,8 @@ type ScheduleSummary struct {
 	NextRunTime *time.Time `json:"nextRunTime"`
 }
 
-// ScheduleList is one page of schedules.
-type ScheduleList struct {
+// SchedulePage is one page of schedules.
+type SchedulePage struct {
 	Schedules []ScheduleSummary `json:"schedules"`
 	// NextPageToken is the PageToken of the next page; empty on the last page.
 	NextPageToken string `json:"nextPageToken"`
@@ -170,8 +170,8 @@ type UpdateScheduleRequest struct {
 	Clear          []ScheduleField
 }
 
-// ListSchedulesOptions filters a schedule list; zero fields are not sent.
-type ListSchedulesOptions struct {
+// ListSchedulesRequest filters a schedule list; zero fields are not sent.
+type ListSchedulesRequest struct {
 	TaskType string
 	// Paused keeps only paused (true) or only active (false) schedules.
 	Paused *bool
@@ -269,7 +269,7 @@ func (c *Client) GetSchedule(ctx context.Context, scheduleID string) (*Schedule,
 }
 
 // ListSchedules returns one page of schedules, by id.
-func (c *Client) ListSchedules(ctx context.Context, opts *ListSchedulesOptions) (*ScheduleList, error) {
+func (c *Client) ListSchedules(ctx context.Context, opts *ListSchedulesRequest) (*SchedulePage, error) {
 	q := url.Values{}
 	if opts != nil {
 		set := func(name, value string) {
@@ -287,7 +287,7 @@ func (c *Client) ListSchedules(ctx context.Context, opts *ListSchedulesOptions) 
 		}
 		set("pageToken", opts.PageToken)
 	}
-	page := new(ScheduleList)
+	page := new(SchedulePage)
 	if _, err := c.do(ctx, http.MethodGet, "/api/v1/schedules", q, nil, page); err != nil {
 		return nil, err
 	}
@@ -307,27 +307,46 @@ func (c *Client) UpdateSchedule(ctx context.Context, scheduleID string, req *Upd
 	return c.scheduleCall(ctx, http.MethodPatch, scheduleID, "", body)
 }
 
-// PauseSchedule stops runs until the schedule is resumed; note (may be empty) is kept with the
-// paused state.
-func (c *Client) PauseSchedule(ctx context.Context, scheduleID, note string) (*Schedule, error) {
-	return c.scheduleCall(ctx, http.MethodPost, scheduleID, "/pause", noteBody{note})
-}
-
-// ResumeSchedule resumes a paused schedule; runs missed while paused do not start.
-func (c *Client) ResumeSchedule(ctx context.Context, scheduleID, note string) (*Schedule, error) {
-	return c.scheduleCall(ctx, http.MethodPost, scheduleID, "/resume", noteBody{note})
-}
-
-type noteBody struct {
+// PauseScheduleRequest is the optional part of [Client.PauseSchedule]; nil sends none.
+type PauseScheduleRequest struct {
+	// Note is kept with the paused state.
 	Note string `json:"note,omitempty"`
 }
 
-// TriggerSchedule starts one occurrence now, also when paused. An empty overlap is the
-// service's default, allowAll.
-func (c *Client) TriggerSchedule(ctx context.Context, scheduleID string, overlap OverlapPolicy) (*Schedule, error) {
-	return c.scheduleCall(ctx, http.MethodPost, scheduleID, "/trigger", struct {
-		Overlap OverlapPolicy `json:"overlap,omitempty"`
-	}{overlap})
+// ResumeScheduleRequest is the optional part of [Client.ResumeSchedule]; nil sends none.
+type ResumeScheduleRequest struct {
+	// Note is kept with the schedule's state.
+	Note string `json:"note,omitempty"`
+}
+
+// TriggerScheduleRequest is the optional part of [Client.TriggerSchedule]; nil sends none.
+type TriggerScheduleRequest struct {
+	// Overlap empty is the service's default for a trigger, allowAll.
+	Overlap OverlapPolicy `json:"overlap,omitempty"`
+}
+
+// PauseSchedule stops runs until the schedule is resumed; req may be nil.
+func (c *Client) PauseSchedule(ctx context.Context, scheduleID string, req *PauseScheduleRequest) (*Schedule, error) {
+	if req == nil {
+		req = &PauseScheduleRequest{}
+	}
+	return c.scheduleCall(ctx, http.MethodPost, scheduleID, "/pause", req)
+}
+
+// ResumeSchedule resumes a paused schedule; runs missed while paused do not start. req may be nil.
+func (c *Client) ResumeSchedule(ctx context.Context, scheduleID string, req *ResumeScheduleRequest) (*Schedule, error) {
+	if req == nil {
+		req = &ResumeScheduleRequest{}
+	}
+	return c.scheduleCall(ctx, http.MethodPost, scheduleID, "/resume", req)
+}
+
+// TriggerSchedule starts one occurrence now, also when paused; req may be nil.
+func (c *Client) TriggerSchedule(ctx context.Context, scheduleID string, req *TriggerScheduleRequest) (*Schedule, error) {
+	if req == nil {
+		req = &TriggerScheduleRequest{}
+	}
+	return c.scheduleCall(ctx, http.MethodPost, scheduleID, "/trigger", req)
 }
 
 // BackfillSchedule starts one occurrence for each run time of the spec in a past range, each

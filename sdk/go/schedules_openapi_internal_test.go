@@ -25,9 +25,9 @@ func TestScheduleTypesMatchOpenAPI(t *testing.T) {
 		sameFields(t, "update", doc.op(t, "patch", one).responseSchema(t, "200"), typeOf[Schedule]())
 	})
 	list := doc.op(t, "get", "/api/v1/schedules")
-	t.Run("ScheduleList", func(t *testing.T) {
+	t.Run("SchedulePage", func(t *testing.T) {
 		page := list.responseSchema(t, "200")
-		sameFields(t, "list page", page, typeOf[ScheduleList]())
+		sameFields(t, "list page", page, typeOf[SchedulePage]())
 		sameFields(t, "ScheduleSummary", page.prop(t, "schedules").Items, typeOf[ScheduleSummary]())
 		var params []string
 		for _, p := range list.Parameters {
@@ -37,7 +37,7 @@ func TestScheduleTypesMatchOpenAPI(t *testing.T) {
 		}
 		slices.Sort(params)
 		if want := []string{"owner", "pageSize", "pageToken", "paused", "taskType"}; !slices.Equal(params, want) {
-			t.Errorf("ListSchedulesOptions sends %v; the document's list parameters are %v", want, params)
+			t.Errorf("ListSchedulesRequest sends %v; the document's list parameters are %v", want, params)
 		}
 	})
 	t.Run("request bodies", func(t *testing.T) {
@@ -50,7 +50,9 @@ func TestScheduleTypesMatchOpenAPI(t *testing.T) {
 		sameKeys(t, "update body", doc.op(t, "patch", one).requestSchema(t), update)
 		sameKeys(t, "backfill body", doc.op(t, "post", one+"/backfill").requestSchema(t),
 			map[string]any{"startAt": 1, "endAt": 1, "overlap": 1})
-		sameFields(t, "pause body", doc.op(t, "post", one+"/pause").requestSchema(t), typeOf[noteBody]())
+		sameFields(t, "pause body", doc.op(t, "post", one+"/pause").requestSchema(t), typeOf[PauseScheduleRequest]())
+		sameFields(t, "resume body", doc.op(t, "post", one+"/resume").requestSchema(t), typeOf[ResumeScheduleRequest]())
+		sameFields(t, "trigger body", doc.op(t, "post", one+"/trigger").requestSchema(t), typeOf[TriggerScheduleRequest]())
 	})
 	t.Run("OverlapPolicy", func(t *testing.T) {
 		got := constants(t, func(typ, _ string) bool { return typ == "OverlapPolicy" })

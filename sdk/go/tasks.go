@@ -95,8 +95,8 @@ type TaskSummary struct {
 	CompletedAt *time.Time `json:"completedAt"`
 }
 
-// TaskList is one page of a list.
-type TaskList struct {
+// TaskPage is one page of a list.
+type TaskPage struct {
 	Tasks []TaskSummary `json:"tasks"`
 	// NextPageToken is the PageToken of the next page; empty on the last page.
 	NextPageToken string `json:"nextPageToken"`
@@ -281,8 +281,8 @@ func (c *Client) taskCall(ctx context.Context, method, taskID, action string, bo
 	return task, nil
 }
 
-// ListOptions filters a list; zero fields are not sent.
-type ListOptions struct {
+// ListTasksRequest filters a list; zero fields are not sent.
+type ListTasksRequest struct {
 	Status   TaskStatus
 	TaskType string
 	// IDPrefix keeps tasks whose id starts with it (case-sensitive). Task ids are unique per owner:
@@ -300,7 +300,7 @@ type ListOptions struct {
 	PageToken string
 }
 
-func (o *ListOptions) query() url.Values {
+func (o *ListTasksRequest) query() url.Values {
 	q := url.Values{}
 	if o == nil {
 		return q
@@ -328,8 +328,8 @@ func (o *ListOptions) query() url.Values {
 }
 
 // List returns one page of tasks, newest first. Status FAILED is the dead-letter list.
-func (c *Client) List(ctx context.Context, opts *ListOptions) (*TaskList, error) {
-	page := new(TaskList)
+func (c *Client) List(ctx context.Context, opts *ListTasksRequest) (*TaskPage, error) {
+	page := new(TaskPage)
 	if _, err := c.do(ctx, http.MethodGet, "/api/v1/tasks", opts.query(), nil, page); err != nil {
 		return nil, err
 	}
@@ -339,13 +339,13 @@ func (c *Client) List(ctx context.Context, opts *ListOptions) (*TaskList, error)
 // ListAll iterates over every task matching opts, fetching page after page until the last. An
 // error is yielded once, as the last element.
 //
-//	for task, err := range client.ListAll(ctx, &delayedtasks.ListOptions{Status: delayedtasks.StatusFailed}) {
+//	for task, err := range client.ListAll(ctx, &delayedtasks.ListTasksRequest{Status: delayedtasks.StatusFailed}) {
 //		if err != nil { return err }
 //		...
 //	}
-func (c *Client) ListAll(ctx context.Context, opts *ListOptions) iter.Seq2[TaskSummary, error] {
+func (c *Client) ListAll(ctx context.Context, opts *ListTasksRequest) iter.Seq2[TaskSummary, error] {
 	return func(yield func(TaskSummary, error) bool) {
-		var page ListOptions
+		var page ListTasksRequest
 		if opts != nil {
 			page = *opts
 		}

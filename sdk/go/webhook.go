@@ -14,35 +14,38 @@ import (
 	"time"
 )
 
-// Reasons a callback is rejected, as [WebhookError.Reason].
+// RejectionReason is why a callback was rejected (a string alias: one of the Reason* constants).
+type RejectionReason = string
+
+// Reasons a callback is rejected, as [CallbackRejectedError.Reason].
 const (
-	ReasonMissingHeader       = "missing_header"
-	ReasonInvalidTimestamp    = "invalid_timestamp"
-	ReasonTimestampTooOld     = "timestamp_too_old"
-	ReasonTimestampTooNew     = "timestamp_too_new"
-	ReasonNoMatchingSignature = "no_matching_signature"
-	ReasonInvalidSecret       = "invalid_secret"
-	ReasonInvalidBody         = "invalid_body"
+	ReasonMissingHeader       RejectionReason = "missing_header"
+	ReasonInvalidTimestamp                    = "invalid_timestamp"
+	ReasonTimestampTooOld                     = "timestamp_too_old"
+	ReasonTimestampTooNew                     = "timestamp_too_new"
+	ReasonNoMatchingSignature                 = "no_matching_signature"
+	ReasonInvalidSecret                       = "invalid_secret"
+	ReasonInvalidBody                         = "invalid_body"
 )
 
 // DefaultTolerance is how far a callback's webhook-timestamp may be from now, either way.
 const DefaultTolerance = 300 * time.Second
 
-// WebhookError is why a callback was rejected: one of the Reason* constants.
-type WebhookError struct {
-	Reason string
+// CallbackRejectedError is why a callback was rejected: one of the Reason* constants.
+type CallbackRejectedError struct {
+	Reason RejectionReason
 	// Err is the underlying cause (a JSON syntax error, a base64 error), or nil.
 	Err error
 }
 
-func (e *WebhookError) Error() string {
+func (e *CallbackRejectedError) Error() string {
 	if e.Err != nil {
 		return "delayedtasks: callback rejected: " + e.Reason + ": " + e.Err.Error()
 	}
 	return "delayedtasks: callback rejected: " + e.Reason
 }
 
-func (e *WebhookError) Unwrap() error { return e.Err }
+func (e *CallbackRejectedError) Unwrap() error { return e.Err }
 
 // Callback is the body of a callback request. Payload numbers are [encoding/json.Number], so
 // integers and decimals arrive exactly as sent.
@@ -68,7 +71,7 @@ type CallbackSchedule struct {
 	ScheduledAt time.Time `json:"scheduledAt"`
 }
 
-// ParseCallback reads a raw callback body. It fails with a *[WebhookError] of reason
+// ParseCallback reads a raw callback body. It fails with a *[CallbackRejectedError] of reason
 // invalid_body when the body is not one JSON object with a string taskId and taskType, an
 // object payload and an RFC 3339 executeAt.
 func ParseCallback(body []byte) (*Callback, error) {
@@ -85,10 +88,10 @@ func ParseCallback(body []byte) (*Callback, error) {
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.UseNumber()
 	if err := dec.Decode(&wire); err != nil {
-		return nil, &WebhookError{Reason: ReasonInvalidBody, Err: err}
+		return nil, &CallbackRejectedError{Reason: ReasonInvalidBody, Err: err}
 	}
 	if _, err := dec.Token(); err != io.EOF {
-		return nil, &WebhookError{Reason: ReasonInvalidBody, Err: errors.New("data after the JSON object")}
+		return nil, &CallbackRejectedError{Reason: ReasonInvalidBody, Err: errors.New("data after the JSON object")}
 	}
 	var missing []string
 	if wire.TaskID == nil {
@@ -107,7 +110,7 @@ func ParseCallback(body []byte) (*Callback, error) {
 		missing = append(missing, "schedule.scheduleId or schedule.scheduledAt")
 	}
 	if len(missing) > 0 {
-		return nil, &WebhookError{Reason: ReasonInvalidBody, Err: errors.New("missing " + strings.Join(missing, ", "))}
+		return nil, &CallbackRejectedError{Reason: ReasonInvalidBody, Err: errors.New("missing " + strings.Join(missing, ", "))}
 	}
 	cb := &Callback{
 		TaskID:         *wire.TaskID,
@@ -157,20 +160,20 @@ func WithClock(now func() time.Time) VerifierOption {
 // secret does not decode.
 func NewWebhookVerifier(secrets []string, opts ...VerifierOption) (*WebhookVerifier, error) {
 	if len(secrets) == 0 {
-		return nil, &WebhookError{Reason: ReasonInvalidSecret, Err: errors.New("no secret given")}
+		return nil, &CallbackRejectedError{Reason: ReasonInvalidSecret, Err: errors.New("no secret given")}
 	}
 	v := &WebhookVerifier{tolerance: DefaultTolerance, now: time.Now}
 	for _, s := range secrets {
 		encoded, ok := strings.CutPrefix(s, "whsec_")
 		if !ok {
-			return nil, &WebhookError{Reason: ReasonInvalidSecret, Err: errors.New(`secret does not start with "whsec_"`)}
+			return nil, &CallbackRejectedError{Reason: ReasonInvalidSecret, Err: errors.New(`secret does not start with "whsec_"`)}
 		}
 		key, err := base64.StdEncoding.DecodeString(encoded)
 		if err != nil || len(key) == 0 {
 			if err == nil {
 				err = errors.New("empty secret")
 			}
-			return nil, &WebhookError{Reason: ReasonInvalidSecret, Err: err}
+			return nil, &CallbackRejectedError{Reason: ReasonInvalidSecret, Err: err}
 		}
 		v.keys = append(v.keys, key)
 	}
@@ -181,25 +184,25 @@ func NewWebhookVerifier(secrets []string, opts ...VerifierOption) (*WebhookVerif
 }
 
 // Verify checks the signature of body, the raw bytes of the request, against header. It returns
-// nil or a *[WebhookError].
+// nil or a *[CallbackRejectedError].
 func (v *WebhookVerifier) Verify(header http.Header, body []byte) error {
 	id := header.Get("webhook-id")
 	ts := header.Get("webhook-timestamp")
 	signatures := header.Get("webhook-signature")
 	if id == "" || ts == "" || signatures == "" {
-		return &WebhookError{Reason: ReasonMissingHeader}
+		return &CallbackRejectedError{Reason: ReasonMissingHeader}
 	}
 	secs, err := strconv.ParseInt(ts, 10, 64)
 	if err != nil || ts[0] == '+' || ts[0] == '-' {
-		return &WebhookError{Reason: ReasonInvalidTimestamp}
+		return &CallbackRejectedError{Reason: ReasonInvalidTimestamp}
 	}
 	now := v.now().Unix()
 	tolerance := int64(v.tolerance / time.Second)
 	switch {
 	case now-secs > tolerance:
-		return &WebhookError{Reason: ReasonTimestampTooOld}
+		return &CallbackRejectedError{Reason: ReasonTimestampTooOld}
 	case secs-now > tolerance:
-		return &WebhookError{Reason: ReasonTimestampTooNew}
+		return &CallbackRejectedError{Reason: ReasonTimestampTooNew}
 	}
 	signed := make([]byte, 0, len(id)+len(ts)+len(body)+2)
 	signed = append(append(append(append(append(signed, id...), '.'), ts...), '.'), body...)
@@ -218,7 +221,7 @@ func (v *WebhookVerifier) Verify(header http.Header, body []byte) error {
 			}
 		}
 	}
-	return &WebhookError{Reason: ReasonNoMatchingSignature}
+	return &CallbackRejectedError{Reason: ReasonNoMatchingSignature}
 }
 
 // VerifyAndParse verifies the signature, then parses the body.

@@ -42,11 +42,11 @@ func at(unix int64) dt.VerifierOption {
 }
 
 func reason(err error) string {
-	var we *dt.WebhookError
+	var we *dt.CallbackRejectedError
 	if errors.As(err, &we) {
 		return we.Reason
 	}
-	return "<not a WebhookError: " + errString(err) + ">"
+	return "<not a CallbackRejectedError: " + errString(err) + ">"
 }
 
 func errString(err error) string {
@@ -132,11 +132,11 @@ func signed(t *testing.T, secret string, taskType, key string, now time.Time) *h
 	return r
 }
 
-// newHandler builds a CallbackHandler that logs nowhere.
-func newHandler(t *testing.T, opts ...dt.HandlerOption) *dt.CallbackHandler {
+// newHandler builds a CallbackReceiver that logs nowhere.
+func newHandler(t *testing.T, opts ...dt.ReceiverOption) *dt.CallbackReceiver {
 	t.Helper()
-	opts = append([]dt.HandlerOption{dt.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil)))}, opts...)
-	h, err := dt.NewCallbackHandler(opts...)
+	opts = append([]dt.ReceiverOption{dt.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil)))}, opts...)
+	h, err := dt.NewCallbackReceiver(opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -144,10 +144,10 @@ func newHandler(t *testing.T, opts ...dt.HandlerOption) *dt.CallbackHandler {
 }
 
 func TestCallbackHandlerRefusesToBeBuiltUnsigned(t *testing.T) {
-	if _, err := dt.NewCallbackHandler(); !errors.Is(err, dt.ErrUnsignedReceiver) {
+	if _, err := dt.NewCallbackReceiver(); !errors.Is(err, dt.ErrUnsignedReceiver) {
 		t.Errorf("no verifier, no AllowUnsigned: got %v, want ErrUnsignedReceiver", err)
 	}
-	if _, err := dt.NewCallbackHandler(dt.WithVerifier(nil)); !errors.Is(err, dt.ErrUnsignedReceiver) {
+	if _, err := dt.NewCallbackReceiver(dt.WithVerifier(nil)); !errors.Is(err, dt.ErrUnsignedReceiver) {
 		t.Errorf("a nil verifier: got %v, want ErrUnsignedReceiver", err)
 	}
 }

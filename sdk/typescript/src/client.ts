@@ -8,14 +8,13 @@ import { DelayedTaskError, type ErrorBody, type ErrorDetail } from './errors.js'
 import { stringify } from './json.js';
 import {
   withDates,
-  type CreateTaskInput,
+  type CreateTaskRequest,
   type CreateTaskResult,
   type CreateTasksItem,
-  type ListTasksQuery,
-  type ReplayInput,
-  type RescheduleInput,
+  type ListTasksRequest,
+  type ReplayRequest,
+  type RescheduleRequest,
   type Task,
-  type TaskActionAnswer,
   type TaskPage,
   type TaskSummary,
 } from './types.js';
@@ -25,18 +24,21 @@ import {
   scheduleOf,
   schedulePageOf,
   schedulePath,
-  type BackfillScheduleInput,
-  type CreateScheduleInput,
+  type BackfillScheduleRequest,
+  type CreateScheduleRequest,
   type CreateScheduleResult,
-  type ListSchedulesQuery,
+  type ListSchedulesRequest,
   type OverlapPolicy,
   type Schedule,
   type SchedulePage,
-  type UpdateScheduleInput,
+  type UpdateScheduleRequest,
 } from './schedules.js';
 import { USER_AGENT } from './version.js';
 
-export interface RetryOptions {
+/** @deprecated since 0.4.0, removed in 0.5.0: use {@link RetryPolicy}. */
+export type RetryOptions = RetryPolicy;
+
+export interface RetryPolicy {
   /** Retries after the first attempt. @defaultValue 3 */
   maxRetries?: number;
   /** First backoff; doubles per retry, full jitter. @defaultValue 250 */
@@ -54,7 +56,7 @@ export interface ClientOptions {
   apiKey?: string;
   /** Limit of one HTTP attempt. @defaultValue 10000 */
   timeoutMs?: number;
-  retry?: RetryOptions;
+  retry?: RetryPolicy;
   /** Prepended to the SDK's own user agent (`delayed-tasks-typescript/<version>`). */
   userAgent?: string;
   /** The `fetch` to use. @defaultValue globalThis.fetch */
@@ -72,7 +74,7 @@ interface Request {
 
 export class DelayedTasksClient {
   private readonly baseUrl: string;
-  private readonly retry: Required<RetryOptions>;
+  private readonly retry: Required<RetryPolicy>;
   private readonly headers: Record<string, string>;
   private readonly fetch: typeof fetch;
   private readonly timeoutMs: number;
@@ -96,7 +98,7 @@ export class DelayedTasksClient {
   }
 
   /** Creates a task; `created` is false when the same task id and spec already existed. */
-  async create(input: CreateTaskInput): Promise<CreateTaskResult> {
+  async create(input: CreateTaskRequest): Promise<CreateTaskResult> {
     const body = createBody(input);
     const { status, body: task } = await this.send({ method: 'POST', path: '/api/v1/tasks', body });
     return { task: withDates<Task>(task as Record<string, unknown>), created: status === 201 };
@@ -110,7 +112,7 @@ export class DelayedTasksClient {
    * (503, 429, network errors); an item answered with its own error is never re-sent. A failure of
    * the whole request (401, 403, a 400 for the list itself, other 5xx) is thrown.
    */
-  async createTasks(inputs: readonly CreateTaskInput[]): Promise<CreateTasksItem[]> {
+  async createTasks(inputs: readonly CreateTaskRequest[]): Promise<CreateTasksItem[]> {
     const results: CreateTasksItem[] = [];
     const tasks: Array<ReturnType<typeof createBody>> = [];
     const sent: number[] = [];
@@ -164,18 +166,18 @@ export class DelayedTasksClient {
    * Cancels a task; cancelling a CANCELLED task is a no-op. Like reschedule and replay, answers
    * without payload, callback URL and attempt history when the key lacks `tasks:read`.
    */
-  async cancel(taskId: string): Promise<TaskActionAnswer> {
+  async cancel(taskId: string): Promise<Task> {
     return this.task({ method: 'POST', path: `${taskPath(taskId)}/cancel` });
   }
 
   /** Moves a SCHEDULED task to another time. */
-  async reschedule(taskId: string, when: RescheduleInput): Promise<TaskActionAnswer> {
+  async reschedule(taskId: string, when: RescheduleRequest): Promise<Task> {
     const body = wireWhen(when, true);
     return this.task({ method: 'POST', path: `${taskPath(taskId)}/reschedule`, body });
   }
 
   /** Runs a FAILED or CANCELLED task again, with optional overrides. */
-  async replay(taskId: string, overrides: ReplayInput = {}): Promise<TaskActionAnswer> {
+  async replay(taskId: string, overrides: ReplayRequest = {}): Promise<Task> {
     const { delaySeconds, executeAt, ...rest } = overrides;
     if (rest.payload !== undefined) checkPayload(rest.payload);
     const body = { ...definedOnly(rest), ...wireWhen({ delaySeconds, executeAt }, false) };
@@ -183,7 +185,7 @@ export class DelayedTasksClient {
   }
 
   /** One page of tasks, newest first. */
-  async list(query: ListTasksQuery = {}): Promise<TaskPage> {
+  async list(query: ListTasksRequest = {}): Promise<TaskPage> {
     const { dueAfter, dueBefore, ...rest } = query;
     const wire = {
       ...rest,
@@ -202,7 +204,7 @@ export class DelayedTasksClient {
    * Every task matching the filters, page after page (`for await (const task of client.listAll(...))`);
    * the next page is fetched only when the loop gets that far.
    */
-  async *listAll(query: Omit<ListTasksQuery, 'pageToken'> = {}): AsyncGenerator<TaskSummary> {
+  async *listAll(query: Omit<ListTasksRequest, 'pageToken'> = {}): AsyncGenerator<TaskSummary> {
     let pageToken: string | undefined;
     do {
       const page = await this.list({ ...query, pageToken });
@@ -215,7 +217,7 @@ export class DelayedTasksClient {
    * Creates a recurring task; `created` is false when the same schedule id and spec already existed.
    * Each occurrence is one task (`<scheduleId>-<nominal time>`), listed and inspected like any task.
    */
-  async createSchedule(input: CreateScheduleInput): Promise<CreateScheduleResult> {
+  async createSchedule(input: CreateScheduleRequest): Promise<CreateScheduleResult> {
     const body = scheduleBody(input);
     const { status, body: schedule } = await this.send({ method: 'POST', path: '/api/v1/schedules', body });
     return { schedule: scheduleOf(schedule as Record<string, unknown>), created: status === 201 };
@@ -227,13 +229,13 @@ export class DelayedTasksClient {
   }
 
   /** One page of schedules, by id. */
-  async listSchedules(query: ListSchedulesQuery = {}): Promise<SchedulePage> {
+  async listSchedules(query: ListSchedulesRequest = {}): Promise<SchedulePage> {
     const { body } = await this.send({ method: 'GET', path: '/api/v1/schedules', query: { ...query } });
     return schedulePageOf(body as Record<string, unknown>);
   }
 
   /** Changes a schedule; the service checks the result as a create before it takes effect. */
-  async updateSchedule(scheduleId: string, changes: UpdateScheduleInput): Promise<Schedule> {
+  async updateSchedule(scheduleId: string, changes: UpdateScheduleRequest): Promise<Schedule> {
     const body = scheduleBody(changes);
     return this.schedule({ method: 'PATCH', path: schedulePath(scheduleId), body });
   }
@@ -257,7 +259,7 @@ export class DelayedTasksClient {
   }
 
   /** Starts one occurrence per run time of the spec in a past range, each with its nominal time. */
-  async backfillSchedule(scheduleId: string, range: BackfillScheduleInput): Promise<Schedule> {
+  async backfillSchedule(scheduleId: string, range: BackfillScheduleRequest): Promise<Schedule> {
     const body = backfillBody(range);
     return this.schedule({ method: 'POST', path: schedulePath(scheduleId, 'backfill'), body });
   }
@@ -380,7 +382,7 @@ function apiError(
  * The wire body of one create, with a new task id when none is given (a retry then sends the same
  * one); throws INVALID_ARGUMENT (status 0) for what the checks refuse.
  */
-function createBody(input: CreateTaskInput) {
+function createBody(input: CreateTaskRequest) {
   const { payload, delaySeconds, executeAt, taskId, ...rest } = input;
   checkPayload(payload);
   return {

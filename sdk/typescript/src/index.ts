@@ -1,4 +1,9 @@
-export { DelayedTasksClient, type ClientOptions, type RetryOptions } from './client.js';
+export {
+  DelayedTasksClient,
+  type ClientOptions,
+  type RetryPolicy,
+  type RetryOptions, // deprecated since 0.4.0, removed in 0.5.0
+} from './client.js';
 export {
   DelayedTaskError,
   KNOWN_ERROR_CODES,
@@ -10,34 +15,50 @@ export {
 export type { Payload } from './checks.js';
 export { ATTEMPT_OUTCOMES, TASK_STATUSES } from './types.js';
 export type {
-  Attempt,
   AttemptOutcome,
-  CreateTaskInput,
+  CreateTaskRequest,
   CreateTaskResult,
   CreateTasksItem,
-  ListTasksQuery,
-  ReplayInput,
-  RescheduleInput,
+  ListTasksRequest,
+  ReplayRequest,
+  RescheduleRequest,
   Task,
-  TaskActionAnswer,
+  TaskAttempt,
   TaskError,
   TaskPage,
   TaskStatus,
   TaskSummary,
 } from './types.js';
+// Deprecated since 0.4.0, removed in 0.5.0 (conformance/vocabulary.json `deprecated`).
+export type {
+  Attempt,
+  CreateTaskInput,
+  ListTasksQuery,
+  ReplayInput,
+  RescheduleInput,
+  TaskActionAnswer,
+} from './types.js';
 export { OVERLAP_POLICIES } from './schedules.js';
 export type {
-  BackfillScheduleInput,
-  CreateScheduleInput,
+  BackfillScheduleRequest,
+  CreateScheduleRequest,
   CreateScheduleResult,
-  ListSchedulesQuery,
+  ListSchedulesRequest,
   OverlapPolicy,
   Schedule,
   ScheduleOccurrence,
   SchedulePage,
-  ScheduleSpecInput,
   ScheduleSummary,
   ScheduleTask,
+  ScheduleTaskRequest,
+  UpdateScheduleRequest,
+} from './schedules.js';
+// Deprecated since 0.4.0, removed in 0.5.0 (conformance/vocabulary.json `deprecated`).
+export type {
+  BackfillScheduleInput,
+  CreateScheduleInput,
+  ListSchedulesQuery,
+  ScheduleSpecInput,
   ScheduleTaskInput,
   UpdateScheduleInput,
 } from './schedules.js';
@@ -64,6 +85,7 @@ export {
 export { createNodeHandler } from './receive/node.js';
 export {
   createReceiver,
+  type CallbackReceiver,
   NO_HANDLER,
   PermanentError,
   RetryableError,

@@ -13,7 +13,7 @@ export const OVERLAP_POLICIES = ['skip', 'bufferOne', 'bufferAll', 'allowAll', '
 export type OverlapPolicy = (typeof OVERLAP_POLICIES)[number];
 
 /** What each occurrence runs: a task create without its id and due time. */
-export interface ScheduleTaskInput {
+export interface ScheduleTaskRequest {
   taskType: string;
   payload: Payload;
   callbackUrl?: string;
@@ -25,7 +25,7 @@ export interface ScheduleTaskInput {
 }
 
 /** The timing and policies of a schedule; every field optional, unset ones are not sent. */
-export interface ScheduleSpecInput {
+interface ScheduleSpecRequest {
   /** Five fields or `@daily`, `@hourly`... read in `timeZone`. Exactly one of `cron` or `every`. */
   cron?: string;
   /** A fixed interval (`30s`, `15m`, `1h30m`, `1d`). Exactly one of `cron` or `every`. */
@@ -50,22 +50,22 @@ export interface ScheduleSpecInput {
   pauseOnFailure?: boolean;
 }
 
-export interface CreateScheduleInput extends ScheduleSpecInput {
+export interface CreateScheduleRequest extends ScheduleSpecRequest {
   /** Client-chosen, unique per owner: creating it again with the same spec is an idempotent repeat. */
   scheduleId: string;
   /** Create it paused. @defaultValue false */
   paused?: boolean;
   /** Kept with the paused state. */
   note?: string;
-  task: ScheduleTaskInput;
+  task: ScheduleTaskRequest;
 }
 
 /**
  * A change: the fields given replace the schedule's (`task` as a whole); `null` clears `phase`,
  * `startAt`, `endAt`, `maxRuns` or `jitter`. `cron` clears `every` and `phase`; `every` clears `cron`.
  */
-export type UpdateScheduleInput = Omit<
-  ScheduleSpecInput,
+export type UpdateScheduleRequest = Omit<
+  ScheduleSpecRequest,
   'phase' | 'startAt' | 'endAt' | 'maxRuns' | 'jitter'
 > & {
   phase?: string | null;
@@ -73,10 +73,10 @@ export type UpdateScheduleInput = Omit<
   endAt?: Date | string | null;
   maxRuns?: number | null;
   jitter?: string | null;
-  task?: ScheduleTaskInput;
+  task?: ScheduleTaskRequest;
 };
 
-export interface BackfillScheduleInput {
+export interface BackfillScheduleRequest {
   /** From this time, exclusive: a `Date` or an RFC 3339 string with an offset, sent as UTC. */
   startAt: Date | string;
   /** To this time, inclusive, not in the future. */
@@ -86,7 +86,7 @@ export interface BackfillScheduleInput {
 }
 
 /** The filters of `listSchedules`; unset ones are not sent. */
-export interface ListSchedulesQuery {
+export interface ListSchedulesRequest {
   taskType?: string;
   /** Only paused (true) or only active (false) schedules. */
   paused?: boolean;
@@ -185,7 +185,9 @@ export function schedulePath(scheduleId: string, verb?: string): string {
 }
 
 /** The wire body of a create or update: times as UTC, the task's payload checked, unset fields left out. */
-export function scheduleBody(input: CreateScheduleInput | (UpdateScheduleInput & { scheduleId?: never })) {
+export function scheduleBody(
+  input: CreateScheduleRequest | (UpdateScheduleRequest & { scheduleId?: never }),
+) {
   const { startAt, endAt, task, ...rest } = input;
   if (task !== undefined) checkPayload(task.payload, 'task.payload');
   return definedOnly({
@@ -196,7 +198,7 @@ export function scheduleBody(input: CreateScheduleInput | (UpdateScheduleInput &
   });
 }
 
-export function backfillBody(input: BackfillScheduleInput) {
+export function backfillBody(input: BackfillScheduleRequest) {
   return definedOnly({
     startAt: wireTime('startAt', input.startAt, true),
     endAt: wireTime('endAt', input.endAt, true),
@@ -240,3 +242,16 @@ function dateOrNull(value: unknown): Date | null {
 function definedOnly<T extends object>(value: T): Partial<T> {
   return Object.fromEntries(Object.entries(value).filter(([, item]) => item !== undefined)) as Partial<T>;
 }
+
+/** @deprecated since 0.4.0, removed in 0.5.0: use {@link ScheduleTaskRequest}. */
+export type ScheduleTaskInput = ScheduleTaskRequest;
+/** @deprecated since 0.4.0, removed in 0.5.0: the fields of {@link CreateScheduleRequest}. */
+export type ScheduleSpecInput = ScheduleSpecRequest;
+/** @deprecated since 0.4.0, removed in 0.5.0: use {@link CreateScheduleRequest}. */
+export type CreateScheduleInput = CreateScheduleRequest;
+/** @deprecated since 0.4.0, removed in 0.5.0: use {@link UpdateScheduleRequest}. */
+export type UpdateScheduleInput = UpdateScheduleRequest;
+/** @deprecated since 0.4.0, removed in 0.5.0: use {@link BackfillScheduleRequest}. */
+export type BackfillScheduleInput = BackfillScheduleRequest;
+/** @deprecated since 0.4.0, removed in 0.5.0: use {@link ListSchedulesRequest}. */
+export type ListSchedulesQuery = ListSchedulesRequest;

@@ -23,7 +23,7 @@ export const ATTEMPT_OUTCOMES = ['SUCCEEDED', 'RETRYABLE_ERROR', 'PERMANENT_ERRO
 export type AttemptOutcome = (typeof ATTEMPT_OUTCOMES)[number];
 
 /** One callback attempt of the current run. */
-export interface Attempt {
+export interface TaskAttempt {
   /** 1 for the first attempt. */
   attempt: number;
   startedAt: Date;
@@ -43,9 +43,11 @@ export interface Task {
   status: TaskStatus;
   executeAt: Date;
   createdAt: Date;
-  payload: Payload;
+  /** Absent only from the answers of cancel, reschedule and replay to a key without `tasks:read`. */
+  payload?: Payload;
   payloadVersion: number;
-  callbackUrl: string;
+  /** Absent only from the answers of cancel, reschedule and replay to a key without `tasks:read`. */
+  callbackUrl?: string;
   maxRetries: number;
   timeoutMs: number;
   traceId: string | null;
@@ -58,15 +60,14 @@ export interface Task {
   firedAt: Date | null;
   completedAt: Date | null;
   /** The newest 50 attempts of the current run, oldest first; absent only from an older worker. */
-  attemptHistory?: Attempt[];
+  attemptHistory?: TaskAttempt[];
 }
 
-/**
- * What cancel, reschedule and replay answer: the task, but without its payload, callback URL and
- * attempt history when the API key lacks `tasks:read` (a write-only key learns nothing it did not send).
- */
-export type TaskActionAnswer = Omit<Task, 'payload' | 'callbackUrl'> &
-  Partial<Pick<Task, 'payload' | 'callbackUrl'>>;
+/** @deprecated since 0.4.0, removed in 0.5.0: cancel, reschedule and replay answer a {@link Task}. */
+export type TaskActionAnswer = Task;
+
+/** @deprecated since 0.4.0, removed in 0.5.0: use {@link TaskAttempt}. */
+export type Attempt = TaskAttempt;
 
 /** A list entry: the task without its payload. */
 export interface TaskSummary {
@@ -89,7 +90,7 @@ export interface TaskPage {
   nextPageToken: string | null;
 }
 
-export interface CreateTaskInput {
+export interface CreateTaskRequest {
   taskType: string;
   payload: Payload;
   /** Seconds from now (fractions allowed, sent with millisecond precision). Exactly one of this or `executeAt`. */
@@ -123,7 +124,7 @@ export type CreateTasksItem =
   | { index: number; taskId?: string; error: DelayedTaskError; created?: undefined; task?: undefined };
 
 /** The filters of `list` and `listAll` (the API's query parameters); unset ones are not sent. */
-export interface ListTasksQuery {
+export interface ListTasksRequest {
   status?: TaskStatus;
   taskType?: string;
   /** Only tasks whose id starts with this (case-sensitive). */
@@ -140,10 +141,10 @@ export interface ListTasksQuery {
   pageToken?: string;
 }
 
-export type RescheduleInput =
+export type RescheduleRequest =
   { delaySeconds: number; executeAt?: never } | { executeAt: Date | string; delaySeconds?: never };
 
-export interface ReplayInput {
+export interface ReplayRequest {
   payload?: Payload;
   payloadVersion?: number;
   maxRetries?: number;
@@ -176,3 +177,12 @@ function dated(wire: Record<string, unknown>, fields: readonly string[]): Record
   }
   return out;
 }
+
+/** @deprecated since 0.4.0, removed in 0.5.0: use {@link CreateTaskRequest}. */
+export type CreateTaskInput = CreateTaskRequest;
+/** @deprecated since 0.4.0, removed in 0.5.0: use {@link ListTasksRequest}. */
+export type ListTasksQuery = ListTasksRequest;
+/** @deprecated since 0.4.0, removed in 0.5.0: use {@link RescheduleRequest}. */
+export type RescheduleInput = RescheduleRequest;
+/** @deprecated since 0.4.0, removed in 0.5.0: use {@link ReplayRequest}. */
+export type ReplayInput = ReplayRequest;

@@ -3,9 +3,9 @@
 from ._async_client import AsyncClient
 from ._callback import (
     Callback,
+    CallbackRejectedError,
     CallbackSchedule,
-    InvalidCallbackError,
-    RejectReason,
+    RejectionReason,
     WebhookVerifier,
     parse_callback,
 )
@@ -34,18 +34,18 @@ from ._errors import (
 )
 from ._idempotency import Idempotency, IdempotencyStore, InMemoryIdempotencyStore
 from ._models import (
-    Attempt,
     AttemptOutcome,
-    CreateResult,
+    CreateTaskResult,
     CreateTasksItem,
-    LastError,
     Task,
+    TaskAttempt,
+    TaskError,
     TaskPage,
     TaskStatus,
     TaskSummary,
 )
-from ._receiver import PermanentError, RetryableError
-from ._request import NewTask
+from ._receiver import CallbackReceiver, PermanentError, RetryableError
+from ._request import CreateTaskRequest
 from ._retry import RetryPolicy
 from ._schedules import (
     UNSET,
@@ -56,24 +56,28 @@ from ._schedules import (
     SchedulePage,
     ScheduleSummary,
     ScheduleTask,
-    ScheduleTaskSpec,
+    ScheduleTaskRequest,
 )
 from ._version import __version__
-from .asgi import CallbackASGIApp
-from .wsgi import CallbackWSGIApp
+from .asgi import AsyncCallbackHandler, CallbackASGIApp
+from .wsgi import CallbackHandler, CallbackWSGIApp
 
 __all__ = [
     "UNSET",
+    "AsyncCallbackHandler",
     "AsyncClient",
-    "Attempt",
     "AttemptOutcome",
     "Callback",
     "CallbackASGIApp",
+    "CallbackHandler",
+    "CallbackReceiver",
+    "CallbackRejectedError",
     "CallbackSchedule",
     "CallbackWSGIApp",
     "Client",
-    "CreateResult",
     "CreateScheduleResult",
+    "CreateTaskRequest",
+    "CreateTaskResult",
     "CreateTasksItem",
     "Delay",
     "DelayedTaskError",
@@ -85,16 +89,13 @@ __all__ = [
     "InMemoryIdempotencyStore",
     "InternalError",
     "InvalidArgumentError",
-    "InvalidCallbackError",
-    "LastError",
     "MethodNotAllowedError",
-    "NewTask",
     "NotFoundError",
     "OverlapPolicy",
     "PayloadTooLargeError",
     "PermanentError",
     "PermissionDeniedError",
-    "RejectReason",
+    "RejectionReason",
     "ResourceExhaustedError",
     "RetryPolicy",
     "RetryableError",
@@ -106,9 +107,11 @@ __all__ = [
     "SchedulePage",
     "ScheduleSummary",
     "ScheduleTask",
-    "ScheduleTaskSpec",
+    "ScheduleTaskRequest",
     "Task",
+    "TaskAttempt",
     "TaskConflictError",
+    "TaskError",
     "TaskNotFoundError",
     "TaskPage",
     "TaskStatus",

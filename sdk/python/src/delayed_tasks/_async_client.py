@@ -11,13 +11,13 @@ from typing import Any, Self, TypeVar
 import httpx
 
 from ._checks import Delay
-from ._models import CreateResult, CreateTasksItem, Task, TaskPage, TaskSummary
+from ._models import CreateTaskResult, CreateTasksItem, Task, TaskPage, TaskSummary
 from ._request import (
     DEFAULT_TIMEOUT,
     ApiRequest,
     ClientCore,
+    CreateTaskRequest,
     ListFilter,
-    NewTask,
     cancel_request,
     create_request,
     create_tasks_request,
@@ -33,7 +33,7 @@ from ._schedules import (
     OverlapPolicy,
     Schedule,
     SchedulePage,
-    ScheduleTaskSpec,
+    ScheduleTaskRequest,
     _Unset,
     backfill_schedule_request,
     create_schedule_request,
@@ -123,7 +123,7 @@ class AsyncClient:
         payload_version: int | None = None,
         trace_id: str | None = None,
         priority: int | None = None,
-    ) -> CreateResult:
+    ) -> CreateTaskResult:
         """Create a task due after `delay` (a `timedelta` or seconds) or at `execute_at` (an
         aware `datetime`): exactly one of the two.
 
@@ -133,7 +133,7 @@ class AsyncClient:
         """
         return await self._send(
             create_request(
-                NewTask(
+                CreateTaskRequest(
                     task_type=task_type,
                     payload=payload,
                     delay=delay,
@@ -149,7 +149,7 @@ class AsyncClient:
             )
         )
 
-    async def create_tasks(self, tasks: Iterable[NewTask]) -> list[CreateTasksItem]:
+    async def create_tasks(self, tasks: Iterable[CreateTaskRequest]) -> list[CreateTasksItem]:
         """Create up to 100 tasks in one request (`POST /api/v1/tasks/batch`): one
         `CreateTasksItem` per task, in order, with the task or the exception a single `create`
         of it would raise. An item refused by the checks before sending gets its
@@ -272,7 +272,7 @@ class AsyncClient:
         self,
         schedule_id: str,
         *,
-        task: ScheduleTaskSpec,
+        task: ScheduleTaskRequest,
         cron: str | None = None,
         every: str | None = None,
         phase: str | None = None,
@@ -347,7 +347,7 @@ class AsyncClient:
         overlap: OverlapPolicy | str | _Unset = UNSET,
         catchup_window: str | _Unset = UNSET,
         pause_on_failure: bool | _Unset = UNSET,
-        task: ScheduleTaskSpec | _Unset = UNSET,
+        task: ScheduleTaskRequest | _Unset = UNSET,
     ) -> Schedule:
         """Change a schedule: the arguments given replace its fields (`task` as a whole), `None`
         clears `phase`, `start_at`, `end_at`, `max_runs` or `jitter`. The service checks the

@@ -19,7 +19,7 @@ from typing import Any
 from ._models import parse_time
 
 
-class RejectReason(StrEnum):
+class RejectionReason(StrEnum):
     """Why a callback was refused; stable strings shared by every SDK."""
 
     MISSING_HEADER = "missing_header"
@@ -31,10 +31,10 @@ class RejectReason(StrEnum):
     INVALID_BODY = "invalid_body"
 
 
-class InvalidCallbackError(ValueError):
-    """A callback that must not be handled; `reason` is a `RejectReason` value."""
+class CallbackRejectedError(ValueError):
+    """A callback that must not be handled; `reason` is a `RejectionReason` value."""
 
-    def __init__(self, reason: RejectReason, message: str) -> None:
+    def __init__(self, reason: RejectionReason, message: str) -> None:
         super().__init__(f"{reason}: {message}")
         self.reason = reason
         self.detail = message
@@ -73,11 +73,11 @@ def _schedule(data: Mapping[str, Any]) -> CallbackSchedule | None:
     if value is None:
         return None
     if not isinstance(value, dict):
-        raise InvalidCallbackError(RejectReason.INVALID_BODY, "schedule is malformed")
+        raise CallbackRejectedError(RejectionReason.INVALID_BODY, "schedule is malformed")
     try:
         scheduled_at = parse_time(_field(value, "scheduledAt", str))
     except ValueError as exc:
-        raise InvalidCallbackError(RejectReason.INVALID_BODY, "schedule is malformed") from exc
+        raise CallbackRejectedError(RejectionReason.INVALID_BODY, "schedule is malformed") from exc
     assert scheduled_at is not None
     return CallbackSchedule(_field(value, "scheduleId", str), scheduled_at)
 
@@ -85,25 +85,25 @@ def _schedule(data: Mapping[str, Any]) -> CallbackSchedule | None:
 def _field(data: Mapping[str, Any], name: str, kind: type | tuple[type, ...]) -> Any:
     value = data.get(name)
     if not isinstance(value, kind) or (isinstance(value, bool) and kind is int):
-        raise InvalidCallbackError(RejectReason.INVALID_BODY, f"{name} is missing or malformed")
+        raise CallbackRejectedError(RejectionReason.INVALID_BODY, f"{name} is missing or malformed")
     return value
 
 
 def parse_callback(body: bytes | str) -> Callback:
-    """The typed callback in a raw body; raises `InvalidCallbackError` (`invalid_body`)."""
+    """The typed callback in a raw body; raises `CallbackRejectedError` (`invalid_body`)."""
     try:
         data = json.loads(body)
     except (ValueError, UnicodeDecodeError) as exc:
-        raise InvalidCallbackError(RejectReason.INVALID_BODY, "body is not JSON") from exc
+        raise CallbackRejectedError(RejectionReason.INVALID_BODY, "body is not JSON") from exc
     if not isinstance(data, dict):
-        raise InvalidCallbackError(RejectReason.INVALID_BODY, "body is not a JSON object")
+        raise CallbackRejectedError(RejectionReason.INVALID_BODY, "body is not a JSON object")
     trace_id = data.get("traceId")
     if trace_id is not None and not isinstance(trace_id, str):
-        raise InvalidCallbackError(RejectReason.INVALID_BODY, "traceId is malformed")
+        raise CallbackRejectedError(RejectionReason.INVALID_BODY, "traceId is malformed")
     try:
         execute_at = parse_time(_field(data, "executeAt", str))
     except ValueError as exc:
-        raise InvalidCallbackError(RejectReason.INVALID_BODY, "executeAt is malformed") from exc
+        raise CallbackRejectedError(RejectionReason.INVALID_BODY, "executeAt is malformed") from exc
     assert execute_at is not None
     return Callback(
         task_id=_field(data, "taskId", str),
@@ -125,13 +125,13 @@ _TIMESTAMP = re.compile(r"^[0-9]{1,12}$")
 
 def _decode_secret(secret: str) -> bytes:
     if not isinstance(secret, str) or not secret.startswith(SECRET_PREFIX):
-        raise InvalidCallbackError(RejectReason.INVALID_SECRET, "a secret starts with whsec_")
+        raise CallbackRejectedError(RejectionReason.INVALID_SECRET, "a secret starts with whsec_")
     try:
         key = base64.b64decode(secret[len(SECRET_PREFIX) :], validate=True)
     except (binascii.Error, ValueError) as exc:
-        raise InvalidCallbackError(RejectReason.INVALID_SECRET, "secret is not base64") from exc
+        raise CallbackRejectedError(RejectionReason.INVALID_SECRET, "secret is not base64") from exc
     if not key:
-        raise InvalidCallbackError(RejectReason.INVALID_SECRET, "secret is empty")
+        raise CallbackRejectedError(RejectionReason.INVALID_SECRET, "secret is empty")
     return key
 
 
@@ -139,7 +139,7 @@ def _header(headers: Mapping[str, str], name: str) -> str:
     for key, value in headers.items():
         if key.lower() == name:
             return value
-    raise InvalidCallbackError(RejectReason.MISSING_HEADER, f"no {name} header")
+    raise CallbackRejectedError(RejectionReason.MISSING_HEADER, f"no {name} header")
 
 
 class WebhookVerifier:
@@ -159,25 +159,25 @@ class WebhookVerifier:
     ) -> None:
         listed = [secrets] if isinstance(secrets, str) else list(secrets)
         if not listed:
-            raise InvalidCallbackError(RejectReason.INVALID_SECRET, "no secret given")
+            raise CallbackRejectedError(RejectionReason.INVALID_SECRET, "no secret given")
         self._keys = [_decode_secret(s) for s in listed]
         self._tolerance = tolerance.total_seconds()
         self._clock = clock
 
     def verify(self, headers: Mapping[str, str], body: bytes) -> str:
         """Return the signed `webhook-id` (the key to deduplicate on) when the signature holds;
-        raise `InvalidCallbackError` otherwise."""
+        raise `CallbackRejectedError` otherwise."""
         msg_id = _header(headers, "webhook-id")
         timestamp = _header(headers, "webhook-timestamp")
         signatures = _header(headers, "webhook-signature")
         if not _TIMESTAMP.match(timestamp.strip()):
-            raise InvalidCallbackError(RejectReason.INVALID_TIMESTAMP, "not Unix seconds")
+            raise CallbackRejectedError(RejectionReason.INVALID_TIMESTAMP, "not Unix seconds")
         sent = int(timestamp.strip())
         now = self._clock()
         if sent < now - self._tolerance:
-            raise InvalidCallbackError(RejectReason.TIMESTAMP_TOO_OLD, "outside the tolerance")
+            raise CallbackRejectedError(RejectionReason.TIMESTAMP_TOO_OLD, "outside the tolerance")
         if sent > now + self._tolerance:
-            raise InvalidCallbackError(RejectReason.TIMESTAMP_TOO_NEW, "outside the tolerance")
+            raise CallbackRejectedError(RejectionReason.TIMESTAMP_TOO_NEW, "outside the tolerance")
         signed = f"{msg_id}.{timestamp}.".encode() + body
         expected = [
             base64.b64encode(hmac.new(key, signed, hashlib.sha256).digest()) for key in self._keys
@@ -191,7 +191,7 @@ class WebhookVerifier:
             matches = [hmac.compare_digest(given, e) for e in expected]
             if any(matches):
                 return msg_id
-        raise InvalidCallbackError(RejectReason.NO_MATCHING_SIGNATURE, "no signature matches")
+        raise CallbackRejectedError(RejectionReason.NO_MATCHING_SIGNATURE, "no signature matches")
 
     def verify_and_parse(self, headers: Mapping[str, str], body: bytes) -> Callback:
         self.verify(headers, body)

@@ -38,6 +38,14 @@ def parse_time(value: Any) -> datetime | None:
     return parsed
 
 
+def required_time(data: Mapping[str, Any], name: str) -> datetime:
+    """A time the service always sends (a task's or schedule's `createdAt`)."""
+    parsed = parse_time(data.get(name))
+    if parsed is None:
+        raise ValueError(f"the service's answer has no {name}")
+    return parsed
+
+
 def _int(value: Any) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
@@ -47,14 +55,14 @@ def _str(value: Any) -> str | None:
 
 
 @dataclass(frozen=True, slots=True)
-class LastError:
+class TaskError:
     """Why the latest callback attempt failed."""
 
     message: str
     status_code: int | None = None
 
     @classmethod
-    def from_json(cls, data: Any) -> LastError | None:
+    def from_json(cls, data: Any) -> TaskError | None:
         if not isinstance(data, Mapping):
             return None
         return cls(message=str(data.get("message", "")), status_code=_int(data.get("statusCode")))
@@ -72,7 +80,7 @@ class AttemptOutcome(StrEnum):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class Attempt:
+class TaskAttempt:
     """One callback attempt of a task's current run."""
 
     attempt: int
@@ -84,7 +92,7 @@ class Attempt:
     error: str | None = None
 
     @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> Attempt:
+    def from_json(cls, data: Mapping[str, Any]) -> TaskAttempt:
         started_at, finished_at = parse_time(data["startedAt"]), parse_time(data["finishedAt"])
         if started_at is None or finished_at is None:
             raise ValueError("an attempt without its times")
@@ -113,7 +121,7 @@ class TaskSummary:
     callback_url: str | None
     priority: int | None
     attempts: int
-    last_error: LastError | None
+    last_error: TaskError | None
     completed_at: datetime | None
     raw: Mapping[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
@@ -129,7 +137,7 @@ class TaskSummary:
             "callback_url": _str(data.get("callbackUrl")),
             "priority": _int(data.get("priority")),
             "attempts": _int(data.get("attempts")) or 0,
-            "last_error": LastError.from_json(data.get("lastError")),
+            "last_error": TaskError.from_json(data.get("lastError")),
             "completed_at": parse_time(data.get("completedAt")),
             "raw": data,
         }
@@ -143,6 +151,7 @@ class TaskSummary:
 class Task(TaskSummary):
     """A task as `create`, `status`, `cancel`, `reschedule` and `replay` return it."""
 
+    created_at: datetime  # a summary's may be null, a task's never
     payload: dict[str, Any]
     payload_version: int | None
     max_retries: int | None
@@ -150,7 +159,7 @@ class Task(TaskSummary):
     trace_id: str | None
     next_attempt_at: datetime | None
     fired_at: datetime | None
-    attempt_history: list[Attempt] | None = None
+    attempt_history: list[TaskAttempt] | None = None
     """The newest 50 callback attempts of the current run, oldest first (`None` when the
     answering worker does not report them)."""
 
@@ -159,7 +168,7 @@ class Task(TaskSummary):
         payload = data.get("payload")
         history = data.get("attemptHistory")
         return cls(
-            **cls._summary_fields(data),
+            **{**cls._summary_fields(data), "created_at": required_time(data, "createdAt")},
             payload=dict(payload) if isinstance(payload, Mapping) else {},
             payload_version=_int(data.get("payloadVersion")),
             max_retries=_int(data.get("maxRetries")),
@@ -168,7 +177,7 @@ class Task(TaskSummary):
             next_attempt_at=parse_time(data.get("nextAttemptAt")),
             fired_at=parse_time(data.get("firedAt")),
             attempt_history=(
-                [Attempt.from_json(a) for a in history if isinstance(a, Mapping)]
+                [TaskAttempt.from_json(a) for a in history if isinstance(a, Mapping)]
                 if isinstance(history, list)
                 else None
             ),
@@ -176,7 +185,7 @@ class Task(TaskSummary):
 
 
 @dataclass(frozen=True, slots=True)
-class CreateResult:
+class CreateTaskResult:
     """The task and whether this call created it (`False`: the same task id and spec existed)."""
 
     task: Task

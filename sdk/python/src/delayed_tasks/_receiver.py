@@ -5,7 +5,7 @@ delivery. The status decides what the service does; the JSON body is the same in
 - a callback already handled (its signed `webhook-id` seen; the body's task id when unsigned,
   never the unsigned `Idempotency-Key` header): 200 `{"status":"duplicate"}`, the handler is not
   run.
-- signature missing, invalid or expired: 401 `{"status":"refused","reason":"<RejectReason>"}`;
+- signature missing, invalid or expired: 401 `{"status":"refused","reason":"<RejectionReason>"}`;
   a signed body that is not a callback: 400 `{"status":"refused","reason":"invalid_body"}`.
   The task fails at once (4xx is permanent).
 - `RetryableError`: 503 `{"status":"retry"}`, with `Retry-After` when it gave a delay; retried.
@@ -28,7 +28,7 @@ from typing import Generic, TypeVar
 from ._callback import (
     DEFAULT_TOLERANCE,
     Callback,
-    InvalidCallbackError,
+    CallbackRejectedError,
     WebhookVerifier,
     parse_callback,
 )
@@ -140,12 +140,12 @@ class CallbackReceiver(Generic[H]):
             return reply
         try:
             signed_id = None if self._verifier is None else self._verifier.verify(headers, body)
-        except InvalidCallbackError as exc:
+        except CallbackRejectedError as exc:
             logger.warning("callback refused: %s", exc)
             return Reply.refused(401, exc.reason)
         try:
             callback = parse_callback(body)
-        except InvalidCallbackError as exc:
+        except CallbackRejectedError as exc:
             logger.warning("callback refused: %s", exc)
             return Reply.refused(400, exc.reason)
         handler = self._handlers.get(callback.task_type)

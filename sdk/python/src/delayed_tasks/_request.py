@@ -28,7 +28,7 @@ from ._errors import (
     invalid_argument,
     make_error,
 )
-from ._models import CreateResult, CreateTasksItem, Task, TaskPage
+from ._models import CreateTaskResult, CreateTasksItem, Task, TaskPage
 from ._retry import (
     RETRYABLE_STATUSES,
     RetryPolicy,
@@ -82,7 +82,7 @@ def _task(_status: int, data: Any, _request_id: str | None) -> Task:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class NewTask:
+class CreateTaskRequest:
     """One task for `create_tasks`: the arguments of `create`, with the same rules."""
 
     task_type: str
@@ -98,7 +98,7 @@ class NewTask:
     priority: int | None = None
 
 
-def _create_body(task: NewTask) -> dict[str, Any]:
+def _create_body(task: CreateTaskRequest) -> dict[str, Any]:
     """The wire body of one create; raises `InvalidArgumentError` for what the checks refuse."""
     problems: list[ErrorDetail] = []
     check_payload(task.payload, problems)
@@ -120,18 +120,18 @@ def _create_body(task: NewTask) -> dict[str, Any]:
     )
 
 
-def create_request(task: NewTask) -> ApiRequest[CreateResult]:
+def create_request(task: CreateTaskRequest) -> ApiRequest[CreateTaskResult]:
     return ApiRequest(
         "POST",
         TASKS_PATH,
         {},
         _create_body(task),
-        lambda status, data, _rid: CreateResult(Task.from_json(data), created=status == 201),
+        lambda status, data, _rid: CreateTaskResult(Task.from_json(data), created=status == 201),
     )
 
 
 def create_tasks_request(
-    tasks: Sequence[NewTask],
+    tasks: Sequence[CreateTaskRequest],
 ) -> ApiRequest[list[CreateTasksItem]] | list[CreateTasksItem]:
     """The batch request, or the results themselves when every item was refused before sending.
 

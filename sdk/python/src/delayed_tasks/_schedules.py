@@ -12,7 +12,7 @@ from urllib.parse import quote
 
 from ._checks import check_json_value, encode_time
 from ._errors import ErrorDetail
-from ._models import _int, _str, parse_time
+from ._models import _int, _str, parse_time, required_time
 from ._request import ApiRequest, _checked, _set
 
 SCHEDULES_PATH = "/api/v1/schedules"
@@ -41,7 +41,7 @@ UNSET: Final = _Unset.UNSET
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class ScheduleTaskSpec:
+class ScheduleTaskRequest:
     """What each occurrence runs: the arguments of `create` without the task id and due time."""
 
     task_type: str
@@ -146,7 +146,7 @@ class Schedule:
     occurrences_started: int
     skipped_by_overlap: int
     missed_catchup_window: int
-    created_at: datetime | None
+    created_at: datetime
     updated_at: datetime | None
     raw: Mapping[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
@@ -179,7 +179,7 @@ class Schedule:
             occurrences_started=_int(data.get("occurrencesStarted")) or 0,
             skipped_by_overlap=_int(data.get("skippedByOverlap")) or 0,
             missed_catchup_window=_int(data.get("missedCatchupWindow")) or 0,
-            created_at=parse_time(data.get("createdAt")),
+            created_at=required_time(data, "createdAt"),
             updated_at=parse_time(data.get("updatedAt")),
             raw=data,
         )
@@ -271,7 +271,7 @@ def spec_body(fields: Mapping[str, Any], problems: list[ErrorDetail]) -> dict[st
 
 
 def create_schedule_request(
-    schedule_id: str, task: ScheduleTaskSpec, spec: Mapping[str, Any]
+    schedule_id: str, task: ScheduleTaskRequest, spec: Mapping[str, Any]
 ) -> ApiRequest[CreateScheduleResult]:
     problems: list[ErrorDetail] = []
     given = {name: value for name, value in spec.items() if value is not None}

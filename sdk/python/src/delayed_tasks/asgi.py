@@ -15,10 +15,10 @@ Message = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[Message]]
 Send = Callable[[Message], Awaitable[None]]
 
-AsyncHandler = Callable[[Callback], Awaitable[object] | object]
+AsyncCallbackHandler = Callable[[Callback], Awaitable[object] | object]
 
 
-class CallbackASGIApp(CallbackReceiver[AsyncHandler]):
+class CallbackASGIApp(CallbackReceiver[AsyncCallbackHandler]):
     """```python
     app = CallbackASGIApp(secrets=["whsec_..."])
 

@@ -15,7 +15,7 @@ else:
     StartResponse = Callable[..., Any]
     WSGIEnvironment = dict[str, Any]
 
-Handler = Callable[[Callback], object]
+CallbackHandler = Callable[[Callback], object]
 
 _STATUS_TEXT = {
     200: "OK",
@@ -30,7 +30,7 @@ _STATUS_TEXT = {
 }
 
 
-class CallbackWSGIApp(CallbackReceiver[Handler]):
+class CallbackWSGIApp(CallbackReceiver[CallbackHandler]):
     """```python
     app = CallbackWSGIApp(secrets=["whsec_..."])
 

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from delayed_tasks import Callback, InvalidCallbackError, WebhookVerifier
+from delayed_tasks import Callback, CallbackRejectedError, WebhookVerifier
 
 from ..wire import mismatches, to_wire
 from .vectors import load, require, untag
@@ -19,7 +19,7 @@ def test_callback_vector(case: dict[str, Any] | None) -> None:
     case = require(case, "callbacks")
     body = case["body"].encode()
     expect = case["expect"]
-    outcome: Callback | InvalidCallbackError
+    outcome: Callback | CallbackRejectedError
     try:
         verifier = WebhookVerifier(
             case["secrets"],
@@ -27,10 +27,10 @@ def test_callback_vector(case: dict[str, Any] | None) -> None:
             clock=lambda: float(case["now"]),
         )
         outcome = verifier.verify_and_parse(case["headers"], body)
-    except InvalidCallbackError as exc:
+    except CallbackRejectedError as exc:
         outcome = exc
     if "error" in expect:
-        assert isinstance(outcome, InvalidCallbackError), f"expected {expect}, got {outcome!r}"
+        assert isinstance(outcome, CallbackRejectedError), f"expected {expect}, got {outcome!r}"
         assert outcome.reason == expect["error"]
     else:
         assert isinstance(outcome, Callback), f"expected {expect}, got rejection {outcome}"

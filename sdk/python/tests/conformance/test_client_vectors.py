@@ -12,12 +12,12 @@ import pytest
 
 from delayed_tasks import (
     Client,
+    CreateTaskRequest,
     CreateTasksItem,
     DelayedTaskError,
     ErrorDetail,
-    NewTask,
     RetryPolicy,
-    ScheduleTaskSpec,
+    ScheduleTaskRequest,
 )
 
 from ..wire import camel, mismatches, to_wire
@@ -53,7 +53,7 @@ def call(client: Client, operation: str, given: dict[str, Any]) -> Any:
         case "create":
             return client.create(**kwargs)
         case "createTasks":
-            tasks = [NewTask(**native(t)) for t in kwargs["tasks"]]
+            tasks = [CreateTaskRequest(**native(t)) for t in kwargs["tasks"]]
             return [batch_item(item) for item in client.create_tasks(tasks)]
         case "status" | "cancel":
             return getattr(client, operation)(kwargs.pop("task_id"), **kwargs)
@@ -64,11 +64,11 @@ def call(client: Client, operation: str, given: dict[str, Any]) -> Any:
         case "listAll":
             return {"tasks": list(client.list_all(**kwargs))}
         case "createSchedule":
-            task = ScheduleTaskSpec(**native(kwargs.pop("task")))
+            task = ScheduleTaskRequest(**native(kwargs.pop("task")))
             return client.create_schedule(kwargs.pop("schedule_id"), task=task, **kwargs)
         case "updateSchedule":
             if "task" in kwargs:
-                kwargs["task"] = ScheduleTaskSpec(**native(kwargs["task"]))
+                kwargs["task"] = ScheduleTaskRequest(**native(kwargs["task"]))
             return client.update_schedule(kwargs.pop("schedule_id"), **kwargs)
         case "listSchedules":
             return client.list_schedules(**kwargs)

@@ -18,8 +18,8 @@ from delayed_tasks import (
     Callback,
     CallbackASGIApp,
     Client,
+    CreateTaskRequest,
     InvalidArgumentError,
-    NewTask,
     Task,
     TaskConflictError,
     TaskNotFoundError,
@@ -167,7 +167,7 @@ def test_a_callback_signed_with_another_secret_never_reaches_the_handler(
 
 
 def test_create_tasks_answers_each_item_in_order(client: Client, run_id: str) -> None:
-    item = NewTask(
+    item = CreateTaskRequest(
         task_type="sdk.py",
         payload={"n": 1},
         delay=timedelta(hours=1),

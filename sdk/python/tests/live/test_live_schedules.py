@@ -12,7 +12,7 @@ from delayed_tasks import (
     Client,
     OverlapPolicy,
     ScheduleNotFoundError,
-    ScheduleTaskSpec,
+    ScheduleTaskRequest,
 )
 
 from .conftest import Receiver
@@ -22,7 +22,9 @@ pytestmark = pytest.mark.live
 
 def test_a_schedule_from_create_to_delete(client: Client, receiver: Receiver, run_id: str) -> None:
     schedule_id = f"sdk-py-{run_id}"
-    task = ScheduleTaskSpec(task_type="sdk.py", payload={"run": run_id}, callback_url=receiver.url)
+    task = ScheduleTaskRequest(
+        task_type="sdk.py", payload={"run": run_id}, callback_url=receiver.url
+    )
     assert client.create_schedule(schedule_id, every="1h", task=task).created
     assert not client.create_schedule(schedule_id, every="1h", task=task).created
     schedule = client.get_schedule(schedule_id)
@@ -52,7 +54,7 @@ def test_a_schedule_from_create_to_delete(client: Client, receiver: Receiver, ru
 @pytest.mark.anyio
 async def test_the_async_client_creates_and_deletes_a_schedule(dts_url: str, run_id: str) -> None:
     schedule_id = f"sdk-py-async-{run_id}"
-    task = ScheduleTaskSpec(
+    task = ScheduleTaskRequest(
         task_type="sdk.py", payload={"run": run_id}, callback_url="http://127.0.0.1:9/cb"
     )
     async with AsyncClient(dts_url, api_key=os.environ.get("DTS_API_KEY") or None) as client:

@@ -11,10 +11,10 @@ import pytest
 from delayed_tasks import (
     Callback,
     CallbackASGIApp,
+    CallbackRejectedError,
     CallbackWSGIApp,
     Idempotency,
     InMemoryIdempotencyStore,
-    InvalidCallbackError,
     PermanentError,
     RetryableError,
 )
@@ -146,7 +146,7 @@ def test_no_secret_refuses_to_build_unless_unsigned_is_allowed(
 
 
 def test_a_malformed_secret_fails_the_build() -> None:
-    with pytest.raises(InvalidCallbackError) as caught:
+    with pytest.raises(CallbackRejectedError) as caught:
         CallbackWSGIApp(secrets="not-whsec", allow_unsigned=True)
     assert caught.value.reason == "invalid_secret"
 

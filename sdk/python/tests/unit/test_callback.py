@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from delayed_tasks import InvalidCallbackError, WebhookVerifier, parse_callback
+from delayed_tasks import CallbackRejectedError, WebhookVerifier, parse_callback
 
 from ..signing import OTHER_SECRET, SECRET, headers, sign
 
@@ -30,7 +30,7 @@ def verifier(*secrets: str, tolerance: float = 300) -> WebhookVerifier:
 
 
 def reason(verify: WebhookVerifier, hdrs: dict[str, str], body: bytes = BODY) -> str:
-    with pytest.raises(InvalidCallbackError) as caught:
+    with pytest.raises(CallbackRejectedError) as caught:
         verify.verify_and_parse(hdrs, body)
     return caught.value.reason
 
@@ -53,7 +53,7 @@ def test_parse_keeps_big_integers_and_types_fields() -> None:
     [b"not json", b"[]", b'{"taskId": "t"}', BODY.replace(b'"attempt": 1', b'"attempt": "1"')],
 )
 def test_parse_refuses_malformed_bodies(body: bytes) -> None:
-    with pytest.raises(InvalidCallbackError) as caught:
+    with pytest.raises(CallbackRejectedError) as caught:
         parse_callback(body)
     assert caught.value.reason == "invalid_body"
 
@@ -90,7 +90,7 @@ def test_rejections() -> None:
 
 @pytest.mark.parametrize("secret", ["no-prefix", "whsec_!!!not base64", "whsec_"])
 def test_invalid_secrets(secret: str) -> None:
-    with pytest.raises(InvalidCallbackError) as caught:
+    with pytest.raises(CallbackRejectedError) as caught:
         WebhookVerifier([secret])
     assert caught.value.reason == "invalid_secret"
 
@@ -116,5 +116,5 @@ def test_the_standard_webhooks_specification_example_verifies() -> None:
         "webhook-signature": "v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=",
     }
     spec.verify(hdrs, b'{"test": 2432232314}')
-    with pytest.raises(InvalidCallbackError):
+    with pytest.raises(CallbackRejectedError):
         spec.verify(hdrs, b'{"test": 2432232315}')

@@ -14,13 +14,13 @@ import pytest
 
 from delayed_tasks import (
     AsyncClient,
-    Attempt,
     AttemptOutcome,
     Client,
+    CreateTaskRequest,
     DelayedTaskError,
     InvalidArgumentError,
-    NewTask,
     RetryPolicy,
+    TaskAttempt,
     TaskConflictError,
     TaskNotFoundError,
     TaskStatus,
@@ -115,7 +115,7 @@ def test_create_sends_wire_names_only_for_fields_set_and_generates_a_task_id() -
     assert result.task.payload["big"] == 9007199254740991
     assert result.task.owner == "orders"
     assert result.task.attempt_history == [
-        Attempt(
+        TaskAttempt(
             attempt=1,
             started_at=datetime(2026, 12, 3, 10, tzinfo=UTC),
             finished_at=datetime(2026, 12, 3, 10, 0, 0, 250_000, tzinfo=UTC),
@@ -349,7 +349,7 @@ def test_internal_errors_and_other_5xx_are_not_retried() -> None:
 def test_errors_survive_pickling() -> None:
     import pickle
 
-    from delayed_tasks import ErrorDetail, InvalidCallbackError, RejectReason
+    from delayed_tasks import CallbackRejectedError, ErrorDetail, RejectionReason
 
     original = TaskConflictError(
         "TASK_CONFLICT", "m", details=[ErrorDetail("taskId", "r")], status=409, request_id="q"
@@ -362,7 +362,7 @@ def test_errors_survive_pickling() -> None:
         original.details,
         "q",
     )
-    rejected = pickle.loads(pickle.dumps(InvalidCallbackError(RejectReason.INVALID_BODY, "x")))  # noqa: S301
+    rejected = pickle.loads(pickle.dumps(CallbackRejectedError(RejectionReason.INVALID_BODY, "x")))  # noqa: S301
     assert rejected.reason == "invalid_body"
 
 
@@ -382,7 +382,7 @@ def test_create_tasks_retries_a_network_error_with_the_same_generated_ids() -> N
         httpx.ConnectError("refused"),
         httpx.Response(200, json={"results": [{"index": 0, "status": 201, "task": TASK}]}),
     )
-    [item] = client(rec).create_tasks([NewTask(task_type="t", payload={}, delay=1)])
+    [item] = client(rec).create_tasks([CreateTaskRequest(task_type="t", payload={}, delay=1)])
     first, second = rec.bodies()
     assert first == second
     assert item.ok
@@ -399,7 +399,7 @@ def test_create_tasks_items_carry_the_exception_class_of_their_code() -> None:
         ]
     }
     rec = Recorder(httpx.Response(200, json=answer, headers={"x-request-id": "r-1"}))
-    spec = NewTask(task_type="t", payload={}, delay=1)
+    spec = CreateTaskRequest(task_type="t", payload={}, delay=1)
     items = client(rec).create_tasks([replace(spec, task_id=f"b-{i}") for i in range(3)])
     assert [(i.task_id, type(i.error), i.error and i.error.status) for i in items] == [
         ("b-0", DelayedTaskError, 200),
@@ -422,8 +422,8 @@ async def test_async_create_tasks_refuses_bad_items_before_sending() -> None:
     ) as c:
         items = await c.create_tasks(
             [
-                NewTask(task_type="t", payload={"x": float("inf")}, delay=1, task_id="a"),
-                NewTask(task_type="t", payload={}, delay=1, task_id="b"),
+                CreateTaskRequest(task_type="t", payload={"x": float("inf")}, delay=1, task_id="a"),
+                CreateTaskRequest(task_type="t", payload={}, delay=1, task_id="b"),
             ]
         )
     assert isinstance(items[0].error, InvalidArgumentError)

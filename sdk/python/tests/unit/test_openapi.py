@@ -13,14 +13,14 @@ from typing import Any
 import pytest
 
 from delayed_tasks import (
-    Attempt,
     AttemptOutcome,
+    CreateTaskRequest,
     DelayedTaskError,
     ErrorCode,
     ErrorDetail,
-    LastError,
-    NewTask,
     Task,
+    TaskAttempt,
+    TaskError,
     TaskPage,
     TaskStatus,
     TaskSummary,
@@ -75,8 +75,8 @@ def enum_values(schema: dict[str, Any]) -> set[str]:
 def test_task(document: dict[str, Any]) -> None:
     task = answer(document, "get", "/api/v1/tasks/{taskId}", "200")
     assert wire_fields(Task) == properties(task)
-    assert wire_fields(LastError) == properties(task["properties"]["lastError"])
-    assert wire_fields(Attempt) == properties(task["properties"]["attemptHistory"]["items"])
+    assert wire_fields(TaskError) == properties(task["properties"]["lastError"])
+    assert wire_fields(TaskAttempt) == properties(task["properties"]["attemptHistory"]["items"])
 
 
 def test_task_summary_and_the_list_page(document: dict[str, Any]) -> None:
@@ -93,7 +93,9 @@ def test_list_filters(document: dict[str, Any]) -> None:
 
 def test_create_body(document: dict[str, Any]) -> None:
     body = operation(document, "post", "/api/v1/tasks")["requestBody"]
-    assert wire_fields(NewTask) == properties(body["content"]["application/json"]["schema"])
+    assert wire_fields(CreateTaskRequest) == properties(
+        body["content"]["application/json"]["schema"]
+    )
 
 
 def test_error_body(document: dict[str, Any]) -> None:

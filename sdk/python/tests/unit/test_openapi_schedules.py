@@ -15,7 +15,7 @@ from delayed_tasks import (
     SchedulePage,
     ScheduleSummary,
     ScheduleTask,
-    ScheduleTaskSpec,
+    ScheduleTaskRequest,
 )
 from delayed_tasks._schedules import backfill_schedule_request
 
@@ -67,7 +67,7 @@ def test_the_list_page_and_its_filters(document: dict[str, Any]) -> None:
 def test_the_create_and_update_bodies(document: dict[str, Any]) -> None:
     create = body_schema(document, "post", "/api/v1/schedules")
     assert keyword_names(Client.create_schedule) | {"scheduleId"} == properties(create)
-    assert wire_fields(ScheduleTaskSpec) == properties(create["properties"]["task"])
+    assert wire_fields(ScheduleTaskRequest) == properties(create["properties"]["task"])
     update = body_schema(document, "patch", ONE)
     assert keyword_names(Client.update_schedule) == properties(update)
 

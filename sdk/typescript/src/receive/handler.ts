@@ -101,10 +101,14 @@ function warnHandlerForEveryType(): void {
   );
 }
 
+/** The framework-free receiver: (headers, raw body) -> status, headers, body. */
+export type CallbackReceiver = (
+  headers: HeaderSource,
+  body: Uint8Array | string,
+) => Promise<ReceiverResponse>;
+
 /** Builds the framework-free receiver: (headers, raw body) -> status, headers, body. */
-export function createReceiver(
-  options: ReceiverOptions,
-): (headers: HeaderSource, body: Uint8Array | string) => Promise<ReceiverResponse> {
+export function createReceiver(options: ReceiverOptions): CallbackReceiver {
   const secrets = options.secrets ?? [];
   if (secrets.length === 0 && !options.allowUnsigned) {
     throw new Error('secrets are required (or set allowUnsigned for a service that does not sign callbacks)');

@@ -18,25 +18,24 @@ import {
   TASK_STATUSES,
   DelayedTasksClient,
   OVERLAP_POLICIES,
-  type Attempt,
-  type BackfillScheduleInput,
-  type CreateScheduleInput,
-  type CreateTaskInput,
-  type ListSchedulesQuery,
+  type TaskAttempt,
+  type BackfillScheduleRequest,
+  type CreateScheduleRequest,
+  type CreateTaskRequest,
+  type ListSchedulesRequest,
   type Schedule,
   type ScheduleOccurrence,
   type SchedulePage,
   type ScheduleSummary,
   type ScheduleTask,
-  type ScheduleTaskInput,
-  type UpdateScheduleInput,
+  type ScheduleTaskRequest,
+  type UpdateScheduleRequest,
   type ErrorBody,
   type ErrorDetail,
-  type ListTasksQuery,
-  type ReplayInput,
-  type RescheduleInput,
+  type ListTasksRequest,
+  type ReplayRequest,
+  type RescheduleRequest,
   type Task,
-  type TaskActionAnswer,
   type TaskError,
   type TaskPage,
   type TaskSummary,
@@ -137,9 +136,9 @@ const taskShape: Shape<Task> = {
   status: 'required',
   executeAt: 'required',
   createdAt: 'required',
-  payload: 'required',
+  payload: 'optional',
   payloadVersion: 'required',
-  callbackUrl: 'required',
+  callbackUrl: 'optional',
   maxRetries: 'required',
   timeoutMs: 'required',
   traceId: 'required, nullable',
@@ -151,6 +150,7 @@ const taskShape: Shape<Task> = {
   completedAt: 'required, nullable',
   attemptHistory: 'optional',
 };
+const taskAsRead: Record<string, Mark> = { ...taskShape, payload: 'required', callbackUrl: 'required' };
 
 const SCHEDULE = '/api/v1/schedules/{scheduleId}';
 const schedule = response('get', SCHEDULE, '200');
@@ -252,7 +252,7 @@ const scheduleCases: Array<{ name: string; schema: () => Schema; sdk: Record<str
     sdk: { schedules: 'required', nextPageToken: 'required, nullable' } satisfies Shape<SchedulePage>,
   },
   {
-    name: 'CreateScheduleInput (the create body)',
+    name: 'CreateScheduleRequest (the create body)',
     schema: () => requestBody('post', '/api/v1/schedules'),
     sdk: {
       scheduleId: 'required',
@@ -260,10 +260,10 @@ const scheduleCases: Array<{ name: string; schema: () => Schema; sdk: Record<str
       paused: 'optional',
       note: 'optional',
       task: 'required',
-    } satisfies Shape<CreateScheduleInput>,
+    } satisfies Shape<CreateScheduleRequest>,
   },
   {
-    name: 'ScheduleTaskInput (the create body task)',
+    name: 'ScheduleTaskRequest (the create body task)',
     schema: () => property(requestBody('post', '/api/v1/schedules'), 'task'),
     sdk: {
       taskType: 'required',
@@ -274,10 +274,10 @@ const scheduleCases: Array<{ name: string; schema: () => Schema; sdk: Record<str
       payloadVersion: 'optional',
       traceId: 'optional',
       priority: 'optional',
-    } satisfies Shape<ScheduleTaskInput>,
+    } satisfies Shape<ScheduleTaskRequest>,
   },
   {
-    name: 'UpdateScheduleInput (the update body)',
+    name: 'UpdateScheduleRequest (the update body)',
     schema: () => requestBody('patch', SCHEDULE),
     sdk: {
       ...scheduleSpecShape,
@@ -287,16 +287,16 @@ const scheduleCases: Array<{ name: string; schema: () => Schema; sdk: Record<str
       maxRuns: 'optional, nullable',
       jitter: 'optional, nullable',
       task: 'optional',
-    } satisfies Shape<UpdateScheduleInput>,
+    } satisfies Shape<UpdateScheduleRequest>,
   },
   {
-    name: 'BackfillScheduleInput (the backfill body)',
+    name: 'BackfillScheduleRequest (the backfill body)',
     schema: () => requestBody('post', `${SCHEDULE}/backfill`),
     sdk: {
       startAt: 'required',
       endAt: 'required',
       overlap: 'optional',
-    } satisfies Shape<BackfillScheduleInput>,
+    } satisfies Shape<BackfillScheduleRequest>,
   },
   {
     name: 'the pause and resume body: an optional note',
@@ -312,20 +312,19 @@ const scheduleCases: Array<{ name: string; schema: () => Schema; sdk: Record<str
 
 const cases: Array<{ name: string; schema: () => Schema; sdk: Record<string, Mark> }> = [
   ...scheduleCases,
-  { name: 'Task (GET /api/v1/tasks/{taskId})', schema: () => task, sdk: taskShape },
+  // A get and a create always carry the payload and callback URL that the SDK's `Task` marks
+  // optional: the same type answers cancel, reschedule and replay, which omit them for a key
+  // without `tasks:read`.
+  { name: 'Task (GET /api/v1/tasks/{taskId})', schema: () => task, sdk: taskAsRead },
   {
     name: 'Task (the create answer, 201)',
     schema: () => response('post', '/api/v1/tasks', '201'),
-    sdk: taskShape,
+    sdk: taskAsRead,
   },
   {
-    name: 'TaskActionAnswer (cancel, reschedule and replay answers)',
+    name: 'Task (cancel, reschedule and replay answers)',
     schema: () => response('post', `${TASK}/cancel`, '200'),
-    sdk: {
-      ...taskShape,
-      payload: 'optional',
-      callbackUrl: 'optional',
-    } satisfies Shape<TaskActionAnswer>,
+    sdk: taskShape,
   },
   {
     name: 'TaskError (lastError)',
@@ -333,7 +332,7 @@ const cases: Array<{ name: string; schema: () => Schema; sdk: Record<string, Mar
     sdk: { message: 'required', statusCode: 'optional' } satisfies Shape<TaskError>,
   },
   {
-    name: 'Attempt (attemptHistory items)',
+    name: 'TaskAttempt (attemptHistory items)',
     schema: () => property(task, 'attemptHistory').items ?? {},
     sdk: {
       attempt: 'required',
@@ -342,7 +341,7 @@ const cases: Array<{ name: string; schema: () => Schema; sdk: Record<string, Mar
       outcome: 'required',
       statusCode: 'optional',
       error: 'optional',
-    } satisfies Shape<Attempt>,
+    } satisfies Shape<TaskAttempt>,
   },
   {
     name: 'TaskSummary (list items)',
@@ -367,7 +366,7 @@ const cases: Array<{ name: string; schema: () => Schema; sdk: Record<string, Mar
     sdk: { tasks: 'required', nextPageToken: 'required, nullable' } satisfies Shape<TaskPage>,
   },
   {
-    name: 'CreateTaskInput (the create body)',
+    name: 'CreateTaskRequest (the create body)',
     schema: () => requestBody('post', '/api/v1/tasks'),
     sdk: {
       taskType: 'required',
@@ -381,16 +380,16 @@ const cases: Array<{ name: string; schema: () => Schema; sdk: Record<string, Mar
       payloadVersion: 'optional',
       traceId: 'optional',
       priority: 'optional',
-    } satisfies Shape<CreateTaskInput>,
+    } satisfies Shape<CreateTaskRequest>,
   },
   {
     // A union (exactly one of the two): its keys, both optional across the union.
-    name: 'RescheduleInput (the reschedule body)',
+    name: 'RescheduleRequest (the reschedule body)',
     schema: () => requestBody('post', `${TASK}/reschedule`),
-    sdk: { delaySeconds: 'optional', executeAt: 'optional' } satisfies Record<keyof RescheduleInput, Mark>,
+    sdk: { delaySeconds: 'optional', executeAt: 'optional' } satisfies Record<keyof RescheduleRequest, Mark>,
   },
   {
-    name: 'ReplayInput (the replay body)',
+    name: 'ReplayRequest (the replay body)',
     schema: () => requestBody('post', `${TASK}/replay`),
     sdk: {
       payload: 'optional',
@@ -398,7 +397,7 @@ const cases: Array<{ name: string; schema: () => Schema; sdk: Record<string, Mar
       maxRetries: 'optional',
       delaySeconds: 'optional',
       executeAt: 'optional',
-    } satisfies Shape<ReplayInput>,
+    } satisfies Shape<ReplayRequest>,
   },
   {
     name: 'ErrorBody (every error answer)',
@@ -422,7 +421,7 @@ describe('wire types match docs/openapi.json', () => {
     expect(sdk).toEqual(marks(schema()));
   });
 
-  it('ListTasksQuery has exactly the list query parameters, all optional', () => {
+  it('ListTasksRequest has exactly the list query parameters, all optional', () => {
     const sdk = {
       status: 'optional',
       taskType: 'optional',
@@ -432,21 +431,21 @@ describe('wire types match docs/openapi.json', () => {
       dueBefore: 'optional',
       pageSize: 'optional',
       pageToken: 'optional',
-    } satisfies Shape<ListTasksQuery>;
+    } satisfies Shape<ListTasksRequest>;
     const parameters = (operation('get', '/api/v1/tasks').parameters ?? []).filter((p) => p.in === 'query');
     expect(sdk).toEqual(
       Object.fromEntries(parameters.map((p) => [p.name, p.required ? 'required' : 'optional'])),
     );
   });
 
-  it('ListSchedulesQuery has exactly the list query parameters, all optional', () => {
+  it('ListSchedulesRequest has exactly the list query parameters, all optional', () => {
     const sdk = {
       taskType: 'optional',
       paused: 'optional',
       owner: 'optional',
       pageSize: 'optional',
       pageToken: 'optional',
-    } satisfies Shape<ListSchedulesQuery>;
+    } satisfies Shape<ListSchedulesRequest>;
     const parameters = (operation('get', '/api/v1/schedules').parameters ?? []).filter(
       (p) => p.in === 'query',
     );
