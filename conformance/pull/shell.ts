@@ -141,6 +141,7 @@ export const shell = [
       { op: 'expectCall', verb: 'extend', body: { leaseToken: 't1' } },
       { op: 'finish', leaseToken: 't1', outcome: 'return' },
       { op: 'expectCall', verb: 'ack', body: { leaseToken: 't1' } },
+      { op: 'expectLease', body: leaseBody(1) },
       { op: 'expectIdle', ms: 600 },
       ...stop,
     ],

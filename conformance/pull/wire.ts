@@ -140,13 +140,13 @@ export const wire = [
     },
   },
   {
-    name: 'lease without the tasks:lease scope raises FORBIDDEN',
+    name: 'lease without the tasks:lease scope raises PERMISSION_DENIED',
     operation: 'lease',
     options: OPTIONS,
     input: { queues: ['orders'], waitSeconds: 0 },
     requests: [post('/api/v1/leases', { queues: ['orders'], waitSeconds: 0 })],
-    responses: [refused(403, 'FORBIDDEN')],
-    expect: { error: { code: 'FORBIDDEN', status: 403 } },
+    responses: [refused(403, 'PERMISSION_DENIED')],
+    expect: { error: { code: 'PERMISSION_DENIED', status: 403 } },
   },
   {
     name: 'lease is retried on 503 like every call',
