@@ -94,3 +94,12 @@ export {
   type ReceiverOptions,
   type ReceiverResponse,
 } from './receive/handler.js';
+export { PullWorker, type LeaseHandler, type PullWorkerOptions } from './pull/worker.js';
+export type {
+  ExtendResult,
+  Lease,
+  LeasedTask,
+  LeaseRequest,
+  LeaseResult,
+  NackRequest,
+} from './pull/types.js';
