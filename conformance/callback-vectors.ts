@@ -211,6 +211,20 @@ export const verifyCases = [
     expect: { error: 'invalid_body' },
   }),
   signedCase('JSON body not an object (signed)', { body: '[1,2,3]', expect: { error: 'invalid_body' } }),
+  // Years below 100 (issue 38 item 8): read as written, never as 19xx; a time that is not RFC 3339
+  // (a loose date parser reads "1/1/99" as 1999) is refused.
+  signedCase('executeAt in year 99 is read as 0099, not 1999', {
+    body: callbackBody({ executeAt: '0099-01-01T00:00:00.000Z' }),
+    expect: { callback: { ...expectedCallback, executeAt: '0099-01-01T00:00:00.000Z' } },
+  }),
+  signedCase('executeAt that is not an RFC 3339 time is invalid_body', {
+    body: callbackBody({ executeAt: '1/1/99' }),
+    expect: { error: 'invalid_body' },
+  }),
+  signedCase('executeAt with a two-digit year is invalid_body', {
+    body: callbackBody({ executeAt: '99-01-01T00:00:00Z' }),
+    expect: { error: 'invalid_body' },
+  }),
   signedCase('big integer in the payload kept exact', {
     // JSON.stringify cannot write a 20-digit integer: put its digits in place of a marker.
     body: callbackBody({ payload: { orderId: 'BIG', ratio: 0.1 } }).replace('"BIG"', '12345678901234567890'),

@@ -14,6 +14,7 @@ import { errors } from './client-vectors/errors.js';
 import { operations } from './client-vectors/operations.js';
 import { retries } from './client-vectors/retries.js';
 import { schedules } from './client-vectors/schedules.js';
+import { times } from './client-vectors/times.js';
 import { shell } from './pull/shell.js';
 import { wire } from './pull/wire.js';
 
@@ -31,6 +32,7 @@ await write('client', 'batch', batch);
 await write('client', 'checks', checks);
 await write('client', 'operations', operations);
 await write('client', 'retries', retries);
+await write('client', 'times', times);
 await write('client', 'errors', errors);
 await write('client', 'schedules', schedules);
 

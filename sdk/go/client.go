@@ -16,7 +16,7 @@ import (
 )
 
 // Version is the version of this SDK, sent in the User-Agent header.
-const Version = "0.3.0"
+const Version = "0.4.0"
 
 const (
 	defaultUserAgent = "delayed-tasks-go/" + Version

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Gets the module through the file GOPROXY pack.sh filled, in a fresh module outside the
-# repository, the way the README tells a user to (GOPROXY=file://..., GONOSUMDB for this module so
-# no checksum database is asked), then builds and runs the README's first Go block (a whole
+# repository, by running the docs' install line (scripts/sdk-install-line.sh: the README's and
+# docs/sdks.md's, the same) with a user's default Go settings, then builds and runs the README's first Go block (a whole
 # program: create, status, cancel) against the live stack (DTS_URL, DTS_API_KEY).
 # Usage: sdk/go/install-test.sh OUT. Last line: go-install: N passed, N failed, 0 skipped.
 set -uo pipefail
@@ -33,9 +33,17 @@ project="$(mktemp -d)"
 # The module cache is read-only: go clean removes it before the folder goes.
 trap 'go clean -modcache >/dev/null 2>&1; rm -rf "$project"' EXIT
 cd "$project"
-export GOPROXY="file://$proxy" GONOSUMDB="github.com/delayed-tasks" GOFLAGS=-mod=mod GOMODCACHE="$project/modcache" GOWORK=off
+# A user's defaults: the public proxy and checksum database, nothing excused from it. The docs'
+# line must bring its own GOPROXY and GONOSUMDB (without GONOSUMDB, go get asks sum.golang.org about
+# a module it never saw, which fails).
+export GOPROXY=https://proxy.golang.org,direct GOSUMDB=sum.golang.org GOFLAGS=-mod=mod GOMODCACHE="$project/modcache" GOWORK=off
+unset GONOSUMDB GOPRIVATE GONOSUMCHECK GOINSECURE
 go mod init example.com/sdk-install-test >/dev/null 2>&1
-step "go get $module@$version" go get "$module@$version"
+line="$("$here/../../scripts/sdk-install-line.sh" go)" || { failed=$((failed + 1)); summary; exit 1; }
+[[ "$line" == *"$module@$version"* ]] || echo "go-install: the docs' line does not get $module@$version: $line" >&2
+step "the docs' install line: $line" env DTS_SDK_DIST="$(cd "$out" && pwd)" bash -c "$line"
+# Built from the module cache only: nothing more is fetched.
+export GOPROXY=off
 awk '/^```go$/{f=1;next} /^```$/{if(f){exit}} f' "$here/README.md" >main.go
 step "build the README program" go build -o program .
 if [[ -x program ]]; then

@@ -28,14 +28,15 @@ func TestLiveSchedule(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s.Every != "1h" || s.Overlap != dt.OverlapSkip || s.CatchupWindow != "1h" || s.Paused || len(s.NextRunTimes) != 10 {
+	if s.Every == nil || *s.Every != "1h" || s.Overlap != dt.OverlapSkip || s.CatchupWindow != "1h" || s.Paused || len(s.NextRunTimes) != 10 {
 		t.Errorf("get: %+v", s)
 	}
 	page, err := c.ListSchedules(ctx, &dt.ListSchedulesRequest{TaskType: "go.live", Paused: dt.Ptr(false)})
 	if err != nil || !slices.ContainsFunc(page.Schedules, func(s dt.ScheduleSummary) bool { return s.ScheduleID == id }) {
 		t.Errorf("list: %+v, %v", page, err)
 	}
-	if s, err = c.PauseSchedule(ctx, id, &dt.PauseScheduleRequest{Note: "paused by the SDK test"}); err != nil || !s.Paused || s.Note != "paused by the SDK test" {
+	if s, err = c.PauseSchedule(ctx, id, &dt.PauseScheduleRequest{Note: "paused by the SDK test"}); err != nil || !s.Paused || s.Note == nil || *s.Note != "paused by the SDK test" ||
+		len(s.NextRunTimes) != 10 /* a paused schedule still lists its next run times */ {
 		t.Errorf("pause: %+v, %v", s, err)
 	}
 	if s, err = c.ResumeSchedule(ctx, id, &dt.ResumeScheduleRequest{Note: "resumed by the SDK test"}); err != nil || s.Paused {

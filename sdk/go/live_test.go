@@ -233,7 +233,7 @@ func TestLiveDueTaskDeliveredToHandler(t *testing.T) {
 		t.Fatalf("handler ran %d times, want 1", len(calls))
 	}
 	cb := calls[0]
-	if cb.TaskID != id || cb.Attempt != 1 || cb.TraceID != "trace-"+id ||
+	if cb.TaskID != id || cb.Attempt != 1 || cb.TraceID == nil || *cb.TraceID != "trace-"+id ||
 		cb.Payload["amount"] != json.Number("12.5") || cb.Payload["max"] != json.Number("9007199254740991") ||
 		fmt.Sprint(cb.Payload["items"]) != "[a b]" {
 		t.Errorf("callback %+v", cb)

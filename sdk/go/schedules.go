@@ -21,31 +21,31 @@ const (
 	OverlapCancelOther OverlapPolicy = "cancelOther"
 )
 
-// Schedule is a recurring task as the service reports it. Fields the wire gives as null are
-// empty strings, nil pointers or empty slices.
+// Schedule is a recurring task as the service reports it. A field the wire may give as null is a
+// pointer (nil for null), so that null and "" differ as in the other SDKs.
 type Schedule struct {
 	ScheduleID string `json:"scheduleId"`
 	Owner      string `json:"owner"`
 	// Cron is set for a cron schedule, Every (with its Phase) for an interval.
-	Cron     string     `json:"cron"`
-	Every    string     `json:"every"`
-	Phase    string     `json:"phase"`
+	Cron     *string    `json:"cron"`
+	Every    *string    `json:"every"`
+	Phase    *string    `json:"phase"`
 	TimeZone string     `json:"timeZone"`
 	StartAt  *time.Time `json:"startAt"`
 	EndAt    *time.Time `json:"endAt"`
 	MaxRuns  *int       `json:"maxRuns"`
 	// RemainingRuns is how many runs MaxRuns leaves; nil without a limit.
 	RemainingRuns  *int          `json:"remainingRuns"`
-	Jitter         string        `json:"jitter"`
+	Jitter         *string       `json:"jitter"`
 	Overlap        OverlapPolicy `json:"overlap"`
 	CatchupWindow  string        `json:"catchupWindow"`
 	PauseOnFailure bool          `json:"pauseOnFailure"`
 	Paused         bool          `json:"paused"`
 	// Note is the note of the last pause or resume.
-	Note string       `json:"note"`
+	Note *string      `json:"note"`
 	Task ScheduleTask `json:"task"`
-	// NextRunTimes are the next nominal run times as Temporal computes them; empty while paused
-	// or after the last run.
+	// NextRunTimes are the next nominal run times as Temporal computes them; listed while paused
+	// too (none starts until resumed); empty after the last run.
 	NextRunTimes []time.Time `json:"nextRunTimes"`
 	// RecentOccurrences are the newest occurrences, oldest first.
 	RecentOccurrences   []ScheduleOccurrence `json:"recentOccurrences"`
@@ -65,7 +65,7 @@ type ScheduleTask struct {
 	CallbackURL    string         `json:"callbackUrl,omitempty"`
 	MaxRetries     int            `json:"maxRetries"`
 	TimeoutMs      int            `json:"timeoutMs"`
-	TraceID        string         `json:"traceId"`
+	TraceID        *string        `json:"traceId"`
 	Priority       int            `json:"priority"`
 }
 
@@ -81,23 +81,23 @@ type ScheduleOccurrence struct {
 
 // ScheduleSummary is one entry of a schedule list.
 type ScheduleSummary struct {
-	ScheduleID string `json:"scheduleId"`
-	Owner      string `json:"owner"`
-	TaskType   string `json:"taskType"`
-	Cron       string `json:"cron"`
-	Every      string `json:"every"`
-	TimeZone   string `json:"timeZone"`
-	Paused     bool   `json:"paused"`
-	Note       string `json:"note"`
-	// NextRunTime is nil while paused or after the last run.
+	ScheduleID string  `json:"scheduleId"`
+	Owner      string  `json:"owner"`
+	TaskType   string  `json:"taskType"`
+	Cron       *string `json:"cron"`
+	Every      *string `json:"every"`
+	TimeZone   string  `json:"timeZone"`
+	Paused     bool    `json:"paused"`
+	Note       *string `json:"note"`
+	// NextRunTime is the next nominal run time (also while paused); nil after the last run.
 	NextRunTime *time.Time `json:"nextRunTime"`
 }
 
 // SchedulePage is one page of schedules.
 type SchedulePage struct {
 	Schedules []ScheduleSummary `json:"schedules"`
-	// NextPageToken is the PageToken of the next page; empty on the last page.
-	NextPageToken string `json:"nextPageToken"`
+	// NextPageToken is the PageToken of the next page; nil on the last page.
+	NextPageToken *string `json:"nextPageToken"`
 }
 
 // ScheduleTaskRequest is what each occurrence runs: a task create without its id and due time.

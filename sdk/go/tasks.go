@@ -42,7 +42,7 @@ type Task struct {
 	CallbackURL    string         `json:"callbackUrl"`
 	MaxRetries     int            `json:"maxRetries"`
 	TimeoutMs      int            `json:"timeoutMs"`
-	TraceID        string         `json:"traceId"`
+	TraceID        *string        `json:"traceId"`
 	Priority       int            `json:"priority"`
 	// Attempts is the number of callback attempts made so far.
 	Attempts  int        `json:"attempts"`
@@ -88,8 +88,8 @@ type TaskSummary struct {
 	Status      TaskStatus `json:"status"`
 	ExecuteAt   *time.Time `json:"executeAt"`
 	CreatedAt   *time.Time `json:"createdAt"`
-	CallbackURL string     `json:"callbackUrl"`
-	Priority    int        `json:"priority"`
+	CallbackURL *string    `json:"callbackUrl"`
+	Priority    *int       `json:"priority"`
 	Attempts    int        `json:"attempts"`
 	LastError   *TaskError `json:"lastError"`
 	CompletedAt *time.Time `json:"completedAt"`
@@ -98,8 +98,8 @@ type TaskSummary struct {
 // TaskPage is one page of a list.
 type TaskPage struct {
 	Tasks []TaskSummary `json:"tasks"`
-	// NextPageToken is the PageToken of the next page; empty on the last page.
-	NextPageToken string `json:"nextPageToken"`
+	// NextPageToken is the PageToken of the next page; nil on the last page.
+	NextPageToken *string `json:"nextPageToken"`
 }
 
 // Ptr returns a pointer to v, for the optional fields that need one (MaxRetries, where 0 is a
@@ -360,10 +360,10 @@ func (c *Client) ListAll(ctx context.Context, opts *ListTasksRequest) iter.Seq2[
 					return
 				}
 			}
-			if list.NextPageToken == "" {
+			if list.NextPageToken == nil {
 				return
 			}
-			page.PageToken = list.NextPageToken
+			page.PageToken = *list.NextPageToken
 		}
 	}
 }

@@ -57,8 +57,8 @@ type Callback struct {
 	ExecuteAt      time.Time      `json:"executeAt"`
 	// Attempt is 1 on the first delivery and grows on every retry.
 	Attempt int `json:"attempt"`
-	// TraceID is the task's trace id; empty when it has none.
-	TraceID string `json:"traceId"`
+	// TraceID is the task's trace id; nil when it has none.
+	TraceID *string `json:"traceId"`
 	// Schedule is set when the task is an occurrence of a schedule; nil for a one-shot task.
 	Schedule *CallbackSchedule `json:"schedule"`
 }
@@ -127,9 +127,7 @@ func ParseCallback(body []byte) (*Callback, error) {
 	if wire.Attempt != nil {
 		cb.Attempt = *wire.Attempt
 	}
-	if wire.TraceID != nil {
-		cb.TraceID = *wire.TraceID
-	}
+	cb.TraceID = wire.TraceID
 	return cb, nil
 }
 

@@ -102,7 +102,7 @@ func TestParseCallbackKeepsNumbersExact(t *testing.T) {
 		t.Fatal(err)
 	}
 	if cb.Payload["id"] != json.Number("9007199254740993") || cb.Payload["amount"] != json.Number("0.1") ||
-		cb.Attempt != 3 || cb.PayloadVersion != 2 || cb.TraceID != "" || cb.ExecuteAt.Unix() != 1796292000 {
+		cb.Attempt != 3 || cb.PayloadVersion != 2 || cb.TraceID != nil || cb.ExecuteAt.Unix() != 1796292000 {
 		t.Errorf("%+v", cb)
 	}
 	for _, body := range []string{``, `[]`, `{"taskId":"t"}`, `{"taskId":"t","taskType":"x","payload":[],"executeAt":"2026-12-03T10:00:00Z"}`,

@@ -7,6 +7,8 @@ out="${1:?usage: pack.sh OUT}"
 cd "$(dirname "${BASH_SOURCE[0]}")"
 rm -rf "$out/java" && mkdir -p "$out/java/repo"
 repo="$(cd "$out/java/repo" && pwd)"
-mvn -B -q -Dstyle.color=never -Prelease -DskipTests -Dspotless.check.skip=true \
+# deploy runs the install phase too: skipped, so that nothing lands in ~/.m2 where a user's project
+# would resolve it instead of from the repository its README names.
+mvn -B -q -Dstyle.color=never -Prelease -DskipTests -Dspotless.check.skip=true -Dmaven.install.skip=true \
   -DaltDeploymentRepository="local::file://$repo" deploy
 find "$repo" -name '*.jar' | sort

@@ -16,15 +16,23 @@ project="$(mktemp -d)"
 trap 'rm -rf "$project"' EXIT
 cd "$project"
 passed=0 failed=0
-for artifact in "$wheel" "$sdist"; do
-  rm -rf venv && "${PYTHON:-python3}" -m venv venv
-  if venv/bin/pip install --quiet --disable-pip-version-check "$artifact"; then
-    passed=$((passed + 1))
-  else
-    echo "pip install $artifact failed" >&2
-    failed=$((failed + 1))
-  fi
-done
+# The wheel with the docs' install line (README and docs/sdks.md, the same line: the script
+# checks), run as a user runs it with the virtual environment's pip first on PATH.
+line="$("$here/../../scripts/sdk-install-line.sh" python)" || { summary 0 1; exit 1; }
+rm -rf venv && "${PYTHON:-python3}" -m venv venv
+if PATH="$project/venv/bin:$PATH" DTS_SDK_DIST="$(cd "$out" && pwd)" PIP_DISABLE_PIP_VERSION_CHECK=1 bash -c "$line" >/dev/null; then
+  passed=$((passed + 1))
+else
+  echo "the docs' install line failed: $line" >&2
+  failed=$((failed + 1))
+fi
+rm -rf venv && "${PYTHON:-python3}" -m venv venv
+if venv/bin/pip install --quiet --disable-pip-version-check "$sdist"; then
+  passed=$((passed + 1))
+else
+  echo "pip install $sdist failed" >&2
+  failed=$((failed + 1))
+fi
 # The wheel with the FastAPI extra (the last venv holds the sdist's install: start again).
 rm -rf venv && "${PYTHON:-python3}" -m venv venv
 if venv/bin/pip install --quiet --disable-pip-version-check "$wheel[fastapi]" &&

@@ -22,13 +22,19 @@ failed_checks=0
 "$VENV/bin/ruff" check . || failed_checks=$((failed_checks + 1))
 "$VENV/bin/ruff" format --check . || failed_checks=$((failed_checks + 1))
 "$VENV/bin/mypy" || failed_checks=$((failed_checks + 1))
-# The README's first example (install-test.sh runs it): formatted and lint-clean like the code.
-example=$(awk '/^```python$/{f=1;next} /^```$/{if(f){exit}} f' README.md)
-for check in "format --check" "check"; do
-  # shellcheck disable=SC2086 # two words on purpose
-  "$VENV/bin/ruff" $check --quiet --stdin-filename README-example.py - <<<"$example" >/dev/null ||
-    { echo "README example: ruff $check fails" >&2; failed_checks=$((failed_checks + 1)); }
+# Every Python block of the README (install-test.sh runs the first): formatted and lint-clean like
+# the code, each on its own, so a fragment that uses a name no block of its own binds (a client
+# closed by an earlier block's `with`) fails (ruff's F821).
+blocks=$(mktemp -d)
+awk -v dir="$blocks" '/^```python$/{f=1;n++;next} /^```$/{f=0} f{print > (dir "/block-" n ".py")}' README.md
+for block in "$blocks"/block-*.py; do
+  for check in "format --check" "check"; do
+    # shellcheck disable=SC2086 # two words on purpose
+    "$VENV/bin/ruff" $check --quiet --stdin-filename README-example.py - <"$block" ||
+      { echo "README $(basename "$block"): ruff $check fails" >&2; failed_checks=$((failed_checks + 1)); }
+  done
 done
+rm -rf "$blocks"
 
 report=$(mktemp)
 trap 'rm -f "$report"' EXIT

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Installs the packed SDK into a fresh project outside the repository, as a user would
-# (`npm install <tarball>`), compiles the README's first example with TypeScript, and runs it
+# Installs the packed SDK into a fresh project outside the repository with the docs' install line
+# (scripts/sdk-install-line.sh), compiles the README's first example with TypeScript, and runs it
 # against the live stack (DTS_URL, DTS_API_KEY): create, status, cancel, checking what it prints;
 # then the README's schedule example the same way (create, pause, get, delete).
 # Also compiles the Express subpath in that project, which has no Express installed (an optional peer).
@@ -22,7 +22,11 @@ cd "$project"
 cat >package.json <<'JSON'
 { "name": "sdk-install-test", "private": true, "type": "module" }
 JSON
-npm install --silent --no-audit --no-fund "$tarball" || { failed=1; finish; }
+# The install line of the docs (README and docs/sdks.md, the same line: the script checks), as a
+# user runs it; DTS_SDK_DIST is the folder pack.sh wrote.
+line="$("$here/../../scripts/sdk-install-line.sh" typescript)" || { failed=1; finish; }
+DTS_SDK_DIST="$(cd "$out" && pwd)" npm_config_audit=false npm_config_fund=false bash -c "$line" >/dev/null ||
+  { echo "the docs' install line failed: $line" >&2; failed=1; finish; }
 # The README's first TypeScript block, as a user copies it.
 awk '/^```ts$/{f=1;next} /^```$/{if(f){exit}} f' "$here/README.md" >example.ts
 # The first TypeScript block under "## Schedules".

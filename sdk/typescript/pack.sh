@@ -9,7 +9,8 @@ out="${1:?usage: pack.sh OUT}"
 out="$(mkdir -p "$out" && cd "$out" && pwd)"
 cd "$(dirname "${BASH_SOURCE[0]}")"
 root=../..
-if [[ ! -d $root/node_modules || $root/package-lock.json -nt $root/node_modules/.package-lock.json ]]; then
+# A linked node_modules (a worktree sharing another checkout's) is that checkout's to install.
+if [[ ! -d $root/node_modules ]] || [[ ! -L $root/node_modules && $root/package-lock.json -nt $root/node_modules/.package-lock.json ]]; then
   (cd "$root" && npm ci --no-audit --no-fund)
 fi
 mkdir -p "$out/typescript"

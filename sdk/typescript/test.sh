@@ -10,7 +10,9 @@ cd "$(dirname "${BASH_SOURCE[0]}")"
 root=../..
 summary() { echo "typescript: $1 passed, $2 failed, $3 skipped"; }
 
-if [[ ! -d $root/node_modules || $root/package-lock.json -nt $root/node_modules/.package-lock.json ]]; then
+# A linked node_modules (a worktree sharing another checkout's) is that checkout's to install, as in
+# scripts/live-stack.sh: npm ci here would replace the link and race the other checkout's install.
+if [[ ! -d $root/node_modules ]] || [[ ! -L $root/node_modules && $root/package-lock.json -nt $root/node_modules/.package-lock.json ]]; then
   (cd "$root" && npm ci --no-audit --no-fund) || { summary 0 1 0; exit 1; }
 fi
 

@@ -142,7 +142,7 @@ export interface Schedule {
   /** The note of the last pause or resume. */
   note: string | null;
   task: ScheduleTask;
-  /** The next nominal run times as Temporal computes them; empty while paused or after the last run. */
+  /** The next nominal run times as Temporal computes them; listed while paused too (none starts until resumed); empty after the last run. */
   nextRunTimes: Date[];
   /** The newest occurrences, oldest first. */
   recentOccurrences: ScheduleOccurrence[];
@@ -169,7 +169,7 @@ export interface ScheduleSummary {
   timeZone: string;
   paused: boolean;
   note: string | null;
-  /** Null while paused or after the last run. */
+  /** The next nominal run time (also while paused); null after the last run. */
   nextRunTime: Date | null;
 }
 

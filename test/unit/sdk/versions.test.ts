@@ -17,7 +17,11 @@ const STATED: [string, RegExp][] = [
   ['sdk/python/src/delayed_tasks/_version.py', /__version__ = "([^"]+)"/],
   ['sdk/java/pom.xml', /<artifactId>delayed-tasks-parent<\/artifactId>\s*<version>([^<]+)<\/version>/],
   ['sdk/java/delayed-tasks-client/src/main/java/dev/delayedtasks/client/Version.java', /VERSION = "([^"]+)"/],
-  ['sdk/java/README.md', /<version>([^<]+)<\/version>/],
+  ['sdk/java/README.md', /<artifactId>delayed-tasks-client<\/artifactId>\s*<version>([^<]+)<\/version>/],
+  ['sdk/typescript/README.md', /delayed-tasks-sdk-(\d+\.\d+\.\d+)\.tgz/],
+  ['sdk/python/README.md', /delayed_tasks-(\d+\.\d+\.\d+)-py3/],
+  ['docs/sdks.md', /sdk\/go@v(\d+\.\d+\.\d+)/],
+  ['docs/sdks.md', /delayed_tasks-(\d+\.\d+\.\d+)-py3/],
   ['docs/sdks.md', /delayed-tasks-sdk-(\d+\.\d+\.\d+)\.tgz/],
 ];
 

@@ -92,7 +92,8 @@ def encode_time(value: Any, field: str, problems: list[ErrorDetail]) -> str | No
         problems.append(ErrorDetail(field, NO_OFFSET))
         return None
     utc = value.astimezone(UTC)
-    return utc.strftime("%Y-%m-%dT%H:%M:%S.") + f"{utc.microsecond // 1000:03d}Z"
+    # Not strftime("%Y"): the C library writes year 99 as "99", which a reader takes for 1999.
+    return f"{utc.year:04d}-" + utc.strftime("%m-%dT%H:%M:%S.") + f"{utc.microsecond // 1000:03d}Z"
 
 
 def encode_when(

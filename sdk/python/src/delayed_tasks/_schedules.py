@@ -122,7 +122,8 @@ class ScheduleOccurrence:
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Schedule:
     """A recurring task: its spec as stored, its policies, paused state and note, the next run
-    times (from Temporal) and the recent occurrences, oldest first."""
+    times (from Temporal; listed while paused too, none starts until resumed; empty after the last
+    run) and the recent occurrences, oldest first."""
 
     schedule_id: str
     owner: str
@@ -195,7 +196,8 @@ class CreateScheduleResult:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ScheduleSummary:
-    """A list entry; `next_run_time` is `None` while paused or after the last run."""
+    """A list entry; `next_run_time` is the next nominal run time (also while paused), `None`
+    after the last run."""
 
     schedule_id: str
     owner: str

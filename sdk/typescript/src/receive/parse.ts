@@ -41,8 +41,7 @@ export function parseCallback(body: string | Uint8Array): Callback {
     typeof fields.payload === 'object' &&
     !Array.isArray(fields.payload) &&
     typeof fields.payloadVersion === 'number' &&
-    typeof fields.executeAt === 'string' &&
-    !Number.isNaN(Date.parse(fields.executeAt)) &&
+    isTime(fields.executeAt) &&
     typeof fields.attempt === 'number' &&
     (fields.traceId === null || fields.traceId === undefined || typeof fields.traceId === 'string') &&
     (fields.schedule === null || fields.schedule === undefined || isSchedule(fields.schedule));
@@ -68,7 +67,15 @@ function isSchedule(value: unknown): value is { scheduleId: string; scheduledAt:
     typeof schedule === 'object' &&
     !Array.isArray(schedule) &&
     typeof schedule.scheduleId === 'string' &&
-    typeof schedule.scheduledAt === 'string' &&
-    !Number.isNaN(Date.parse(schedule.scheduledAt))
+    isTime(schedule.scheduledAt)
   );
+}
+
+/**
+ * An RFC 3339 time (four-digit year, an offset). `Date.parse` alone takes loose forms too and reads
+ * `1/1/99` as 1999; the shape comes first, then the value.
+ */
+const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/i;
+function isTime(value: unknown): value is string {
+  return typeof value === 'string' && RFC3339.test(value) && !Number.isNaN(Date.parse(value));
 }

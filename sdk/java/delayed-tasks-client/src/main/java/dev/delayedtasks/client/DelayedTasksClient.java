@@ -20,7 +20,7 @@ import java.util.UUID;
  *     .baseUrl("http://127.0.0.1:3000")
  *     .apiKey(System.getenv("DTS_API_KEY"))
  *     .build();
- * CreateResult result = client.create(CreateTaskRequest.builder()
+ * CreateTaskResult result = client.create(CreateTaskRequest.builder()
  *     .taskType("order.close")
  *     .payload(Map.of("orderId", "10023"))
  *     .when(When.after(Duration.ofMinutes(30)))
@@ -50,10 +50,10 @@ public final class DelayedTasksClient {
    *
    * @return the task, and whether this call created it (false: an idempotent repeat)
    */
-  public CreateResult create(CreateTaskRequest request) {
+  public CreateTaskResult create(CreateTaskRequest request) {
     Objects.requireNonNull(request, "request");
     Transport.Answer answer = transport.send("POST", TASKS, Map.of(), body(request));
-    return new CreateResult(Task.from(answer.body()), answer.status() == 201);
+    return new CreateTaskResult(Task.from(answer.body()), answer.status() == 201);
   }
 
   /**

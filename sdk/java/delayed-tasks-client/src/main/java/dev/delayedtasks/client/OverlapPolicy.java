@@ -28,6 +28,12 @@ public enum OverlapPolicy {
     return wire;
   }
 
+  /** The wire name too, so that a log or a message says {@code skip} as the service does. */
+  @Override
+  public String toString() {
+    return wire;
+  }
+
   static OverlapPolicy fromWire(String raw) {
     for (OverlapPolicy policy : values()) {
       if (policy.wire.equals(raw)) {

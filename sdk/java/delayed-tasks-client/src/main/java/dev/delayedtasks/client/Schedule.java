@@ -29,7 +29,8 @@ import java.util.List;
  * @param catchupWindow how late a missed run may still start after an outage
  * @param pauseOnFailure whether a failed occurrence pauses the schedule
  * @param task the task every occurrence runs
- * @param nextRunTimes the next nominal run times; empty after the last run
+ * @param nextRunTimes the next nominal run times; listed while paused too (none starts until
+ *     resumed); empty after the last run
  * @param recentOccurrences the newest occurrences, oldest first
  * @param occurrencesStarted occurrences started so far
  * @param skippedByOverlap runs not started because of the overlap policy

@@ -16,7 +16,7 @@ import java.time.Instant;
  * @param timeZone the IANA time zone the cron is read in
  * @param paused whether it is paused
  * @param note the note of the last pause or resume, or null
- * @param nextRunTime the next run, or null while paused or after the last run
+ * @param nextRunTime the next nominal run time (also while paused), or null after the last run
  */
 public record ScheduleSummary(
     String scheduleId,

@@ -732,7 +732,7 @@ class ConformanceTest {
       if (ScheduleVectors.handles(result)) {
         return ScheduleVectors.toJson(result);
       }
-      if (result instanceof CreateResult r) {
+      if (result instanceof CreateTaskResult r) {
         ObjectNode node = (ObjectNode) task(r.task());
         ObjectNode out = JsonNodeFactory.instance.objectNode();
         out.put("created", r.created());

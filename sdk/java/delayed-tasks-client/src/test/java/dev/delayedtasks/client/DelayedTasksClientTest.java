@@ -72,7 +72,7 @@ class DelayedTasksClientTest {
   void createSendsOnlySetFieldsWithGeneratedUuidAndHeaders() throws IOException {
     stub.enqueueJson(201, Fixtures.task("t1", "SCHEDULED"));
 
-    CreateResult result = client().create(order().build());
+    CreateTaskResult result = client().create(order().build());
 
     assertTrue(result.created());
     StubServer.Recorded request = stub.requests().get(0);
@@ -94,7 +94,7 @@ class DelayedTasksClientTest {
   void createParsesTheTaskWithoutLosingNumbers() {
     stub.enqueueJson(200, Fixtures.task("t1", "SCHEDULED"));
 
-    CreateResult result = client().create(order().taskId("t1").build());
+    CreateTaskResult result = client().create(order().taskId("t1").build());
 
     assertFalse(result.created());
     Task task = result.task();
@@ -112,7 +112,7 @@ class DelayedTasksClientTest {
                 1,
                 Instant.parse("2026-12-03T10:30:00Z"),
                 Instant.parse("2026-12-03T10:30:00.250Z"),
-                TaskAttempt.Outcome.RETRYABLE_ERROR,
+                AttemptOutcome.RETRYABLE_ERROR,
                 503,
                 "HTTP 503")),
         task.attemptHistory());

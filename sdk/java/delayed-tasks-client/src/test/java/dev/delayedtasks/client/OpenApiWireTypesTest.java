@@ -113,7 +113,7 @@ class OpenApiWireTypesTest {
     JsonNode attempt = task.path("properties").path("attemptHistory").path("items");
     assertEquals(properties(attempt), components(TaskAttempt.class));
     assertEquals(
-        enumValues(attempt.path("properties").path("outcome")), known(TaskAttempt.Outcome.class));
+        enumValues(attempt.path("properties").path("outcome")), known(AttemptOutcome.class));
   }
 
   @Test

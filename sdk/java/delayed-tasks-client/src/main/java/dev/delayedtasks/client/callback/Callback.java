@@ -44,15 +44,6 @@ public record Callback(
   }
 
   /**
-   * The schedule an occurrence runs for.
-   *
-   * @param scheduleId the schedule's id
-   * @param scheduledAt the nominal time the occurrence runs for (before jitter; for a backfill, the
-   *     past run time)
-   */
-  public record CallbackSchedule(String scheduleId, Instant scheduledAt) {}
-
-  /**
    * Parses the raw body of a callback.
    *
    * @throws CallbackRejectedException with {@link RejectionReason#INVALID_BODY}

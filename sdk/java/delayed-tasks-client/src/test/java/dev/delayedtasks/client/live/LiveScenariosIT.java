@@ -8,9 +8,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import com.sun.net.httpserver.HttpServer;
-import dev.delayedtasks.client.CreateResult;
 import dev.delayedtasks.client.CreateScheduleRequest;
 import dev.delayedtasks.client.CreateTaskRequest;
+import dev.delayedtasks.client.CreateTaskResult;
 import dev.delayedtasks.client.CreateTasksItem;
 import dev.delayedtasks.client.DelayedTaskException;
 import dev.delayedtasks.client.DelayedTasksClient;
@@ -176,7 +176,7 @@ class LiveScenariosIT {
   @Test
   void createGetCancel() {
     String taskId = id("cancel");
-    CreateResult created = client.create(later(taskId).build());
+    CreateTaskResult created = client.create(later(taskId).build());
     assertTrue(created.created());
     assertEquals(TaskStatus.SCHEDULED, created.task().summary().status());
 
@@ -236,7 +236,7 @@ class LiveScenariosIT {
   void createIsIdempotentOnTheTaskIdAndConflictsOnAnotherSpec() {
     String taskId = id("idem");
     assertTrue(client.create(later(taskId).build()).created());
-    CreateResult again = client.create(later(taskId).build());
+    CreateTaskResult again = client.create(later(taskId).build());
     assertFalse(again.created());
     assertEquals(taskId, again.task().summary().taskId());
 

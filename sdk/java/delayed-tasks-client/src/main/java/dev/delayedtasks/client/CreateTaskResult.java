@@ -6,4 +6,4 @@ package dev.delayedtasks.client;
  * @param task the task
  * @param created true when this call created it (201), false for an idempotent repeat (200)
  */
-public record CreateResult(Task task, boolean created) {}
+public record CreateTaskResult(Task task, boolean created) {}
