@@ -91,14 +91,15 @@ describe.runIf(leaseRoutes)('live pull delivery', () => {
     queue = `ts-live-${run}`;
   });
 
-  it('a worker leases the due task, its handler runs past an extension, the ack makes it SUCCEEDED', async () => {
+  it('a worker leases the due task, its handler outlives the lease through extensions, the ack makes it SUCCEEDED', async () => {
     const q = `${queue}-ok`;
     const seen: LeasedTask[] = [];
     const w = worker(q, { idempotencyStore: new InMemoryIdempotencyStore() }).handle(
       'sdk.ts.pull',
       async (task) => {
-        // 6 s lease: extended at about 2 s and 4 s while this runs.
-        await new Promise((resolve) => setTimeout(resolve, 4500));
+        // Longer than the 6 s lease: without the extensions (about every 2 s) the lease would
+        // expire, the ack be refused and the task retried (a second attempt).
+        await new Promise((resolve) => setTimeout(resolve, 7500));
         seen.push(task);
       },
     );
