@@ -20,12 +20,12 @@ type RejectionReason = string
 // Reasons a callback is rejected, as [CallbackRejectedError.Reason].
 const (
 	ReasonMissingHeader       RejectionReason = "missing_header"
-	ReasonInvalidTimestamp                    = "invalid_timestamp"
-	ReasonTimestampTooOld                     = "timestamp_too_old"
-	ReasonTimestampTooNew                     = "timestamp_too_new"
-	ReasonNoMatchingSignature                 = "no_matching_signature"
-	ReasonInvalidSecret                       = "invalid_secret"
-	ReasonInvalidBody                         = "invalid_body"
+	ReasonInvalidTimestamp    RejectionReason = "invalid_timestamp"
+	ReasonTimestampTooOld     RejectionReason = "timestamp_too_old"
+	ReasonTimestampTooNew     RejectionReason = "timestamp_too_new"
+	ReasonNoMatchingSignature RejectionReason = "no_matching_signature"
+	ReasonInvalidSecret       RejectionReason = "invalid_secret"
+	ReasonInvalidBody         RejectionReason = "invalid_body"
 )
 
 // DefaultTolerance is how far a callback's webhook-timestamp may be from now, either way.
