@@ -4,7 +4,7 @@
  * `runInTransaction` writes the key as done in the same transaction as the effect, so the business
  * write and its mark commit or roll back together (conformance/stores/README.md).
  */
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import type { ClientBase, Pool } from 'pg';
 import {
   ClaimResult,
@@ -63,6 +63,11 @@ const RELEASE = `DELETE FROM delayed_tasks_idempotency WHERE key = $1 AND state 
 
 const STATE = `SELECT state FROM delayed_tasks_idempotency WHERE key = $1`;
 
+/** A key longer than this many bytes is stored as its SHA-256 hex (a btree entry is bounded). */
+const MAX_KEY_BYTES = 200;
+const bounded = (key: string) =>
+  Buffer.byteLength(key) > MAX_KEY_BYTES ? createHash('sha256').update(key).digest('hex') : key;
+
 export class SqlIdempotencyStore implements IdempotencyStore {
   private readonly claimTtlMs: number;
   private readonly doneTtlMs: number;
@@ -84,7 +89,11 @@ export class SqlIdempotencyStore implements IdempotencyStore {
   async claim(key: string, claimTtlMs = this.claimTtlMs): Promise<Claim> {
     const token = randomUUID();
     for (let attempt = 0; attempt < 5; attempt++) {
-      const { rows } = await this.pool.query<{ result: ClaimResult }>(CLAIM, [key, token, claimTtlMs]);
+      const { rows } = await this.pool.query<{ result: ClaimResult }>(CLAIM, [
+        bounded(key),
+        token,
+        claimTtlMs,
+      ]);
       const result = rows[0]?.result;
       if (result === ClaimResult.CLAIMED) return { result, token };
       if (result) return { result };
@@ -94,11 +103,11 @@ export class SqlIdempotencyStore implements IdempotencyStore {
   }
 
   async complete(key: string): Promise<void> {
-    await this.pool.query(DONE, [key, this.doneTtlMs]);
+    await this.pool.query(DONE, [bounded(key), this.doneTtlMs]);
   }
 
   async release(key: string, token: string): Promise<void> {
-    await this.pool.query(RELEASE, [key, token]);
+    await this.pool.query(RELEASE, [bounded(key), token]);
   }
 
   /**
@@ -114,9 +123,9 @@ export class SqlIdempotencyStore implements IdempotencyStore {
   ): Promise<InboxResult<T>> {
     await client.query('BEGIN');
     try {
-      const marked = await client.query(MARK, [key, this.doneTtlMs]);
+      const marked = await client.query(MARK, [bounded(key), this.doneTtlMs]);
       if (marked.rowCount === 0) {
-        const { rows } = await client.query<{ state: string }>(STATE, [key]);
+        const { rows } = await client.query<{ state: string }>(STATE, [bounded(key)]);
         await client.query('ROLLBACK');
         return { result: rows[0]?.state === 'claimed' ? ClaimResult.IN_PROGRESS : ClaimResult.DONE };
       }

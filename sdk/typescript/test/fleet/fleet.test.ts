@@ -12,6 +12,7 @@ import { fileURLToPath } from 'node:url';
 import type { Redis } from 'ioredis';
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SqlIdempotencyStore } from '../../src/stores/pg.js';
 import { signedRequest } from '../unit/signed-request.js';
 import { PG_URL, pgPool, REDIS_URL, redisClient } from '../stores/servers.js';
 
@@ -107,11 +108,15 @@ function stop(receivers: Receiver[]): Promise<unknown> {
   );
 }
 
-/** The same scenario for both stores: `effects()` maps each key to the number of its effects. */
+/**
+ * The same scenario for both stores: `effects()` maps each key to the number of its effects;
+ * `cleanup()` removes the run's keys and effects from the server afterwards.
+ */
 function fleet(
   kind: 'redis' | 'pg',
   url: string,
   effects: (namespace: string) => Promise<Map<string, number>>,
+  cleanup: (namespace: string) => Promise<unknown>,
 ) {
   const namespace = `fleet-${randomUUID().slice(0, 8)}:`;
   let receivers: Receiver[] = [];
@@ -120,7 +125,10 @@ function fleet(
       Array.from({ length: RECEIVERS }, () => startReceiver(kind, url, namespace)),
     );
   }, 60_000);
-  afterAll(() => stop(receivers));
+  afterAll(async () => {
+    await stop(receivers);
+    await cleanup(namespace);
+  });
 
   it(`${RECEIVERS} receiver processes, ${KEYS} callbacks each sent to all at once: ${KEYS} effects, 0 doubles`, async () => {
     const keys = Array.from({ length: KEYS }, (_, i) => `${namespace}k${i}`);
@@ -163,27 +171,41 @@ function fleet(
 describe.runIf(Boolean(REDIS_URL))('fleet on RedisIdempotencyStore', () => {
   const redis: Redis = redisClient();
   afterAll(() => redis.quit());
-  fleet('redis', REDIS_URL ?? '', async (namespace) => {
-    const all = await redis.hgetall(`${namespace}effects`);
-    return new Map(Object.entries(all).map(([key, n]) => [key, Number(n)]));
-  });
+  fleet(
+    'redis',
+    REDIS_URL ?? '',
+    async (namespace) => {
+      const all = await redis.hgetall(`${namespace}effects`);
+      return new Map(Object.entries(all).map(([key, n]) => [key, Number(n)]));
+    },
+    async (namespace) => {
+      const keys = await redis.keys(`${namespace}*`);
+      return keys.length > 0 ? redis.del(...keys) : 0;
+    },
+  );
 });
 
 describe.runIf(Boolean(PG_URL))('fleet on SqlIdempotencyStore', () => {
   let pool: pg.Pool;
   beforeAll(async () => {
     pool = pgPool(4);
-    await pool.query(
-      'CREATE TABLE IF NOT EXISTS delayed_tasks_idempotency (key text PRIMARY KEY, state text NOT NULL, token text, expires_at timestamptz NOT NULL)',
-    );
+    await new SqlIdempotencyStore(pool).migrate();
     await pool.query('CREATE TABLE IF NOT EXISTS fleet_effects (key text NOT NULL, pid int NOT NULL)');
   });
   afterAll(() => pool.end());
-  fleet('pg', PG_URL ?? '', async (namespace) => {
-    const { rows } = await pool.query<{ key: string; n: string }>(
-      'SELECT key, count(*) AS n FROM fleet_effects WHERE key LIKE $1 GROUP BY key',
-      [`${namespace}%`],
-    );
-    return new Map(rows.map(({ key, n }) => [key, Number(n)]));
-  });
+  fleet(
+    'pg',
+    PG_URL ?? '',
+    async (namespace) => {
+      const { rows } = await pool.query<{ key: string; n: string }>(
+        'SELECT key, count(*) AS n FROM fleet_effects WHERE key LIKE $1 GROUP BY key',
+        [`${namespace}%`],
+      );
+      return new Map(rows.map(({ key, n }) => [key, Number(n)]));
+    },
+    async (namespace) => {
+      await pool.query('DELETE FROM fleet_effects WHERE key LIKE $1', [`${namespace}%`]);
+      await pool.query('DELETE FROM delayed_tasks_idempotency WHERE key LIKE $1', [`${namespace}%`]);
+    },
+  );
 });
