@@ -7,12 +7,24 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
+# The Temporal CLI is fetched (or built) while npm installs and compiles: on a first run the two
+# would otherwise wait for each other.
+if [[ -z "${TEMPORAL_ADDRESS:-}" ]]; then
+  cli_path_file="$(mktemp)"
+  trap 'rm -f "$cli_path_file"' EXIT
+  scripts/temporal-cli.sh >"$cli_path_file" &
+  cli_pid=$!
+fi
 if [[ ! -d node_modules || package-lock.json -nt node_modules/.package-lock.json ]]; then
   npm ci --no-audit --no-fund
 fi
-npm run --silent build
-if [[ -z "${TEMPORAL_ADDRESS:-}" ]]; then
-  TEMPORAL_CLI_PATH="$(scripts/temporal-cli.sh)"
+# Compile without type checking (3x faster; the same JavaScript): type errors are `npm run
+# typecheck`'s, which CI runs.
+npm run --silent build -- --noCheck
+if [[ -n "${cli_pid:-}" ]]; then
+  wait "$cli_pid" || { echo "dev: no Temporal CLI (see above)" >&2; exit 1; }
+  TEMPORAL_CLI_PATH="$(cat "$cli_path_file")"
   export TEMPORAL_CLI_PATH
+  rm -f "$cli_path_file"
 fi
 exec node dist/dev/start.js
