@@ -2,10 +2,11 @@
 # Obtains the tools that check the Helm chart and prints their paths, one a line:
 #   helm        (lint, template)                 .tools/helm-<version>/helm
 #   kube-score  (best-practice checks)           .tools/kube-score-<version>/kube-score
-# Both are built from the Go module proxy once and cached in .tools/, like scripts/temporal-cli.sh
-# builds the Temporal CLI; a second run only prints the paths. $HELM_PATH and $KUBE_SCORE_PATH win
-# when set. The strict decoder (deploy/helm/validate) is this repository's own Go module and is built
-# by scripts/chart-check.sh.
+# Both are built from the Go module proxy once and cached in .tools/; a second run only prints the
+# paths. $HELM_PATH and $KUBE_SCORE_PATH win when set. Built, not fetched: no package on a registry
+# we reach (PyPI, npm, Debian) carries helm's or kube-score's release binary (looked for 2026-12-05).
+# The strict decoder (deploy/helm/validate) is this repository's own Go module and is built by
+# scripts/chart-check.sh.
 set -euo pipefail
 
 HELM_VERSION="${HELM_VERSION:-4.3.2}"

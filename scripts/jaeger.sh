@@ -3,8 +3,9 @@
 # query API at /api/traces/<id>), the trace store the tracing test reads back from. Obtains it if needed.
 #
 # Order: $JAEGER_PATH, then the pinned build cached in .tools/, else build the pinned version from the
-# Go module proxy into .tools/ (first run only; see docs/operating.md for the measured time).
-# Idempotent: a second run only prints the path.
+# Go module proxy into .tools/ (first run only; docs/development.md has the measured time).
+# Idempotent: a second run only prints the path. Built, not fetched: no package on a registry we
+# reach (PyPI, npm, Debian) carries Jaeger's release binary (looked for 2026-12-05).
 set -euo pipefail
 
 # v1.75.0 of the module is Jaeger v2's binary (cmd/jaeger, built on the OpenTelemetry Collector).

@@ -2,17 +2,37 @@
 # Runs every test: unit tests, then integration tests against a real Temporal dev server (started
 # and torn down by the tests) and real HTTP callback receivers on loopback, then every SDK's tests
 # (scripts/test-sdks.sh) against one live stack. Arguments go to vitest and leave the SDKs out.
-# Installs dependencies and obtains the Temporal CLI first when they are missing.
+# Installs dependencies and obtains the tools the tests run first when they are missing (the Temporal
+# CLI, Debian's chromium and prometheus, Jaeger): a newcomer's run skips no more than CI's.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 if [[ ! -d node_modules || package-lock.json -nt node_modules/.package-lock.json ]]; then
   npm ci --no-audit --no-fund
 fi
-# Chromium (Debian's package) for the console's browser tests, as on CI; installed when we can.
-if [[ ! -x /usr/bin/chromium ]] && command -v apt-get >/dev/null 2>&1 && [[ $(id -u) == 0 ]]; then
-  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium >/dev/null) ||
-    echo "chromium unavailable: the console browser tests will fail" >&2
+# Debian's packages the tests run, installed when we can (root and apt-get), as on CI: Chromium for
+# the console's browser tests, prometheus for promtool (the alert rules' unit tests) and the
+# Prometheus server (the console's lag panel). Without them those tests skip, and fail under CI=true.
+missing=()
+[[ -x /usr/bin/chromium ]] || missing+=(chromium)
+command -v promtool >/dev/null 2>&1 && command -v prometheus >/dev/null 2>&1 || missing+=(prometheus)
+if [[ ${#missing[@]} -gt 0 ]]; then
+  if command -v apt-get >/dev/null 2>&1 && [[ $(id -u) == 0 ]]; then
+    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null) ||
+      echo "could not install ${missing[*]}: the tests that need them will skip (fail under CI=true)" >&2
+  else
+    echo "missing ${missing[*]} (Debian's packages): the tests that need them will skip (fail under CI=true)" >&2
+  fi
+fi
+# Jaeger v2 for the tracing test: no registry package carries it, so scripts/jaeger.sh builds it once
+# from the Go module proxy (minutes, see docs/operating.md); for the whole suite and under CI only, a
+# narrowed run uses it when it is already there.
+if [[ -z "${JAEGER_PATH:-}" && ( $# -eq 0 || "${CI:-}" == true ) ]]; then
+  if JAEGER_PATH="$(scripts/jaeger.sh)"; then
+    export JAEGER_PATH
+  else
+    echo "no Jaeger: the tracing test will skip (fail under CI=true)" >&2
+  fi
 fi
 if [[ -z "${TEMPORAL_TEST_ADDRESS:-}" ]]; then
   TEMPORAL_CLI_PATH="$(scripts/temporal-cli.sh)"

@@ -15,6 +15,7 @@ import {
   searchAttributeArgs,
   sqlitePragmaArgs,
 } from '../temporal/dev-server.js';
+import { busyPorts, busyPortsMessage, stackPorts, waitForReady } from './stack.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const children: ChildProcess[] = [];
@@ -113,16 +114,12 @@ async function waitForTemporal(address: string, timeoutMs: number): Promise<void
   }
 }
 
-async function waitForReady(url: string): Promise<void> {
-  const deadline = Date.now() + 120_000;
-  while (!stopping) {
-    const ok = await fetch(url)
-      .then((res) => res.ok)
-      .catch(() => false);
-    if (ok) return;
-    if (Date.now() > deadline) throw new Error(`${url} did not become ready`);
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
+// A second stack on this machine must move every port, not only the API's: say which are taken and
+// by which variables, before starting anything.
+const busy = await busyPorts('127.0.0.1', stackPorts(env));
+if (busy.length > 0) {
+  console.error(busyPortsMessage(busy));
+  process.exit(1);
 }
 
 let address = externalServer;
@@ -158,8 +155,15 @@ run('worker', process.execPath, ['dist/worker/main.js']);
 run('api', process.execPath, ['dist/api/main.js']);
 
 const workerUrl = `http://${env.WORKER_HOST ?? '127.0.0.1'}:${env.WORKER_PORT ?? '3001'}`;
-await Promise.all([waitForReady(`http://${apiHost}:${apiPort}/readyz`), waitForReady(`${workerUrl}/readyz`)]);
-console.log(`
+const ready = await Promise.all([
+  waitForReady(`http://${apiHost}:${apiPort}/readyz`, () => stopping),
+  waitForReady(`${workerUrl}/readyz`, () => stopping),
+]);
+// A child that exited first (a port taken, a bad setting) stops everything: then nothing is up.
+if (ready.every(Boolean)) printUp();
+
+function printUp(): void {
+  console.log(`
 [dev] Delayed task service is up:
   HTTP API        http://${apiHost}:${apiPort}   (docs: /docs, health: /healthz, /readyz, metrics: /metrics)
   Console         ${env.CONSOLE_ENABLED === 'true' ? `http://${apiHost}:${apiPort}/console` : 'off (CONSOLE_ENABLED=false)'}
@@ -169,3 +173,4 @@ console.log(`
   Callbacks       signed (Standard Webhooks; secrets: ${env.WEBHOOK_SECRETS_FILE ?? 'WEBHOOK_SECRET'})
   Press Ctrl-C to stop.
 `);
+}
