@@ -32,8 +32,12 @@ export function parseRfc3339(value: string): number | undefined {
   ];
   const millis = Number((m[7] ?? '0').padEnd(3, '0').slice(0, 3));
   if (month < 1 || month > 12 || hour > 23 || minute > 59 || second > 59) return undefined;
-  const local = Date.UTC(year, month - 1, day, hour, minute, second, millis);
-  if (new Date(local).getUTCDate() !== day) return undefined; // 2026-02-30
+  // Not Date.UTC: it reads years 0-99 as 1900-1999 (0099-01-01 would be 1999-01-01).
+  const date = new Date(0);
+  date.setUTCFullYear(year, month - 1, day);
+  date.setUTCHours(hour, minute, second, millis);
+  const local = date.getTime();
+  if (date.getUTCDate() !== day) return undefined; // 2026-02-30
   if (m[8]) return local;
   const offsetHours = Number(m[10]);
   const offsetMinutes = Number(m[11]);
