@@ -6,6 +6,7 @@ import type { Config } from '../config/environment.js';
 import type { TaskTypePolicy } from '../task-types/policies.js';
 import { PAYLOAD_VERSION_DEFAULT, PRIORITY } from '../shared/limits.js';
 import { idempotencyKeyOf } from '../shared/owner.js';
+import { hasOccurrenceForm } from '../shared/schedule.js';
 import type { TaskSpec } from '../shared/task.js';
 import { hostMatches } from '../security/address-rules.js';
 import { CallbackGuard, CallbackRefusedError } from '../security/callback-guard.js';
@@ -226,6 +227,12 @@ export function buildTaskSpec(
   body: CreateTaskBody,
   ctx: CreateContext,
 ): { spec: TaskSpec; fingerprint: string; target: CallbackTarget } {
+  if (body.taskId !== undefined && hasOccurrenceForm(body.taskId)) {
+    throw invalidArgument(
+      'taskId',
+      "ends in -<RFC 3339 time> (such as -2026-12-03T18:00:00Z): the form of a schedule occurrence's id, which only a schedule creates",
+    );
+  }
   const payload = body.payload as Record<string, unknown>;
   const payloadVersion = body.payloadVersion ?? PAYLOAD_VERSION_DEFAULT;
   checkPayload(payload, ctx.limits);
