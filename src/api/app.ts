@@ -25,6 +25,7 @@ import {
   schemaViolation,
 } from '../errors/catalog.js';
 import { BODY_LEVELS_ABOVE_PAYLOAD, parseJsonText } from '../http/json-body.js';
+import { answerClientError } from '../http/client-errors.js';
 import { serverOptions } from '../http/server-timeouts.js';
 import { CallbackRefusedError } from '../security/callback-guard.js';
 import type { ApiMetrics } from './metrics.js';
@@ -91,6 +92,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
     // What the router refuses before any route runs answers in the API's envelope like the rest.
     frameworkErrors: (error, _request, reply) => void answerRouterError(error, reply),
+    // And what Node's parser refuses before the router (431, 408, not HTTP): the same envelope.
+    clientErrorHandler: answerClientError,
   }).withTypeProvider<TypeBoxTypeProvider>();
   options.traceRequests?.(app);
 

@@ -43,6 +43,12 @@ declare module 'fastify' {
      * the API and the console (its pages, forms and login). 429 past the limit.
      */
     limitKey(request: FastifyRequest, reply: FastifyReply): Promise<void>;
+    /**
+     * Counts a call as `cost` requests of its key (it counted one on arrival): all of them when they
+     * fit, else none more and 429. For a call whose work is known only in its handler (a backfill's
+     * runs); a route whose cost its body says declares `rateLimitCost` instead.
+     */
+    chargeKey(request: FastifyRequest, reply: FastifyReply, cost: number): Promise<void>;
   }
   interface FastifyRequest {
     /** Who is calling; set before validation on every route that declares a scope. */
@@ -64,6 +70,8 @@ export interface AuditRecord {
   credential?: 'CODEC_AUTH_TOKEN' | 'API key' | 'loopback';
   /** How many items the call carried (the codec's payloads). */
   items?: number;
+  /** How many occurrences the call started (a schedule's backfill): what it counted as. */
+  runs?: number;
 }
 
 export interface AuthOptions {
@@ -214,8 +222,7 @@ export async function registerAuth(app: FastifyInstance, options: AuthOptions): 
 
   // A call that does the work of several (a batch) counts as that many once its body is known. The
   // rest is counted only when all of it fits: a refused batch uses up one request, as any request.
-  app.addHook('preHandler', async (request, reply) => {
-    const cost = request.routeOptions.config.rateLimitCost?.(request) ?? 1;
+  const chargeKey = async (request: FastifyRequest, reply: FastifyReply, cost: number): Promise<void> => {
     if (cost <= 1 || !keys || !request.principal?.keyId) return;
     const seen = await perKey(request, { increment: false });
     if (seen.isAllowed) return;
@@ -230,6 +237,11 @@ export async function registerAuth(app: FastifyInstance, options: AuthOptions): 
       );
     }
     for (let counted = 1; counted < cost; counted++) await perKey(request);
+  };
+  app.decorate('chargeKey', chargeKey);
+  app.addHook('preHandler', async (request, reply) => {
+    const cost = request.routeOptions.config.rateLimitCost?.(request);
+    if (cost !== undefined) await chargeKey(request, reply, cost);
   });
 
   app.addHook('onResponse', async (request, reply) => {
@@ -270,6 +282,7 @@ function auditLine(
     authFailure: audit.authFailure,
     ...(audit.credential && { credential: audit.credential }),
     ...(audit.items !== undefined && { items: audit.items }),
+    ...(audit.runs !== undefined && { runs: audit.runs }),
     status,
     requestId: request.id,
     ip: request.ip,

@@ -15,6 +15,7 @@ import { createDataConverter } from '../temporal/data-converter.js';
 import { consoleRoutes } from '../console/plugin.js';
 import { buildApp } from './app.js';
 import { bearerMatches } from '../security/bearer-token.js';
+import { answerClientErrors } from '../http/client-errors.js';
 import { applySocketTimeout, serverOptions } from '../http/server-timeouts.js';
 import { ApiMetrics, SCHEDULE_TALLY_MAX, taskCountsReader } from './metrics.js';
 import { ScheduleService } from '../schedules/service.js';
@@ -148,6 +149,7 @@ await app.listen({ host: config.api.host, port: config.api.port });
 if (metricsServer && config.metrics.port !== undefined) {
   const { host, port } = config.metrics;
   applySocketTimeout(metricsServer, config.http);
+  answerClientErrors(metricsServer);
   await new Promise<void>((resolve) => metricsServer.listen(port, host, resolve));
   logger.info({ metrics: `http://${host}:${port}/metrics` }, 'metrics served on their own port');
 }

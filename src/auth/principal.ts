@@ -60,6 +60,12 @@ export function taskTypeMatches(taskType: string, pattern: string): boolean {
 /** What a task service call may touch: the owner addressed and the key's restrictions. */
 export type TaskAccess = Pick<Principal, 'owner' | 'allowedTaskTypes' | 'allowedCallbackHosts'>;
 
+/** The key's restrictions alone: what every see-or-act decision reads. */
+export type KeyLimits = Pick<TaskAccess, 'allowedTaskTypes' | 'allowedCallbackHosts'>;
+
+/** What a list may show: one owner's (or, for an admin key, every owner's: undefined) within the key's limits. */
+export type ListAccess = Omit<TaskAccess, 'owner'> & { owner: string | undefined };
+
 /** Access to the tasks of `owner` with no restrictions (authentication off, or tests). */
 export function ownerAccess(owner: string = DEFAULT_OWNER): TaskAccess {
   return { owner, allowedTaskTypes: undefined, allowedCallbackHosts: undefined };
@@ -73,7 +79,7 @@ export function permissionDenied(field: string, reason: string): ApiError {
 
 /** Whether `access` may see or act on `task` (`checkTaskAccess` without the refusal). */
 export function mayAccess(
-  access: TaskAccess,
+  access: KeyLimits,
   task: { taskType: string; callbackUrl?: string | undefined },
 ): boolean {
   try {
@@ -90,7 +96,7 @@ export function mayAccess(
  * reach answers as absent instead (`readableTask`).
  */
 export function checkTaskAccess(
-  access: TaskAccess,
+  access: KeyLimits,
   /** The callback's host when the caller has parsed it already (a create), else its URL. */
   task: { taskType: string; callbackUrl?: string | undefined; callbackHost?: string },
 ): void {
@@ -115,13 +121,13 @@ export function checkTaskAccess(
  * Whether `access` may see an existing task: the one rule of every read, the API's and the console's.
  * A task whose callback URL is unknown (a list summary without it) is hidden from a host-limited key.
  */
-function maySee(access: TaskAccess, task: { taskType: string; callbackUrl?: string | null }): boolean {
+function maySee(access: KeyLimits, task: { taskType: string; callbackUrl?: string | null }): boolean {
   return mayAccess(access, { taskType: task.taskType, callbackUrl: task.callbackUrl ?? '' });
 }
 
 /** The tasks of a page that `access` may see (every list, the API's and the console's). */
 export function visibleTasks<T extends { taskType: string; callbackUrl?: string | null }>(
-  access: TaskAccess,
+  access: KeyLimits,
   tasks: readonly T[],
 ): T[] {
   return tasks.filter((task) => maySee(access, task));
@@ -175,6 +181,15 @@ export function accessFor(principal: Principal, owner: string | undefined): Task
     throw permissionDenied('owner', 'may name another owner only with an admin key');
   }
   return { ...principal, owner };
+}
+
+/** What a list of `principal` shows: `listOwner`'s owner, within the key's limits. */
+export function listAccess(principal: Principal, owner: string | undefined): ListAccess {
+  return {
+    owner: listOwner(principal, owner),
+    allowedTaskTypes: principal.allowedTaskTypes,
+    allowedCallbackHosts: principal.allowedCallbackHosts,
+  };
 }
 
 /** Owner filter of a list: an admin key without `owner` sees every owner. */

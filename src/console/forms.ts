@@ -2,14 +2,15 @@
 import type { ReplayBody } from '../contract/tasks.js';
 import { ApiError } from '../errors/catalog.js';
 import { parseJsonText } from '../http/json-body.js';
+import { parseRfc3339 } from '../tasks/input.js';
 import type { FieldProblem } from '../validation/json-schema.js';
 import type { ReplayForm } from './views/actions.js';
 
 /** A `datetime-local` value read as UTC (the pages say so); undefined when it is not one. */
 export function utcTime(value: string): number | undefined {
   if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?$/.test(value)) return undefined;
-  const ms = Date.parse(`${value.length === 16 ? `${value}:00` : value}Z`);
-  return Number.isNaN(ms) ? undefined : ms;
+  // The API's parser: the year as written (0099 is not 1999) and no 2026-02-30.
+  return parseRfc3339(`${value.length === 16 ? `${value}:00` : value}Z`);
 }
 
 /** The replay form as a ReplayBody, or the problems of each field; the API's own rules follow. */

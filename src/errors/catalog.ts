@@ -18,6 +18,8 @@ export const ErrorCode = {
   NotFound: 'NOT_FOUND',
   MethodNotAllowed: 'METHOD_NOT_ALLOWED',
   UnsupportedMediaType: 'UNSUPPORTED_MEDIA_TYPE',
+  RequestTimeout: 'REQUEST_TIMEOUT',
+  HeadersTooLarge: 'HEADERS_TOO_LARGE',
   ResourceExhausted: 'RESOURCE_EXHAUSTED',
   Unavailable: 'UNAVAILABLE',
   Internal: 'INTERNAL',
@@ -38,6 +40,8 @@ export const ERROR_STATUS: Record<ErrorCode, number> = {
   NOT_FOUND: 404,
   METHOD_NOT_ALLOWED: 405,
   UNSUPPORTED_MEDIA_TYPE: 415,
+  REQUEST_TIMEOUT: 408,
+  HEADERS_TOO_LARGE: 431,
   RESOURCE_EXHAUSTED: 429,
   UNAVAILABLE: 503,
   INTERNAL: 500,
@@ -65,6 +69,10 @@ export const ERROR_DESCRIPTIONS: Record<ErrorCode, string> = {
   NOT_FOUND: 'No such route or resource.',
   METHOD_NOT_ALLOWED: 'The route exists but not with this method.',
   UNSUPPORTED_MEDIA_TYPE: 'The body is not application/json.',
+  REQUEST_TIMEOUT:
+    "The request did not arrive within the server's headers or request timeout (HTTP_HEADERS_TIMEOUT_MS, HTTP_REQUEST_TIMEOUT_MS); the connection is closed. Nothing was done.",
+  HEADERS_TOO_LARGE:
+    "The request line and headers together are over Node's limit (max-http-header-size, 16 KiB by default); the connection is closed. Nothing was done.",
   RESOURCE_EXHAUSTED:
     "Over the API key's request rate or the failed-authentication limit of the client address (`Retry-After` says when to retry), or Temporal refused for load or quota (for example another batch job is running); retry later.",
   UNAVAILABLE: 'Temporal cannot be reached; retry later. The request may not have been carried out.',

@@ -6,6 +6,7 @@
  * a count for about a second.
  */
 import type { ListSchedulesQuery, Schedule, ScheduleList, ScheduleSummary } from '../contract/schedules.js';
+import { visibleTasks, type ListAccess } from '../auth/principal.js';
 import { ApiError, ErrorCode } from '../errors/catalog.js';
 import { SEARCH_ATTRIBUTES } from '../shared/constants.js';
 import { parseWorkflowId } from '../shared/owner.js';
@@ -14,7 +15,8 @@ import { decodePageToken, encodePageToken } from '../tasks/page-token.js';
 import { VisibilityQuery } from '../tasks/query.js';
 import type { TemporalCalls } from '../temporal/calls.js';
 import type { Described } from './views.js';
-import { toSchedule, toScheduleSummary } from './views.js';
+import { toSchedule } from './views.js';
+import { rowOf } from './list-row.js';
 
 /** How many schedules of a page are described at once. */
 const DESCRIBE_CONCURRENCY = 8;
@@ -53,48 +55,64 @@ export class ScheduleLister {
     );
   }
 
-  /** How many schedules `owner` has, counting up to `enough`. */
-  async countOf(owner: string, enough: number): Promise<number> {
+  /** The ids of `owner`'s schedules as visibility lists them, up to `enough` of them (or one more). */
+  async idsOf(owner: string, enough: number): Promise<Set<string>> {
     const query = VisibilityQuery.schedules().is('owner', owner).toString();
-    let count = 0;
+    const ids = new Set<string>();
     let token: Uint8Array | undefined;
     do {
       const response = await this.page(query, Math.min(1000, enough + 1), token);
-      count += response.schedules?.length ?? 0;
+      for (const entry of response.schedules ?? []) ids.add(parseWorkflowId(entry.scheduleId ?? '').taskId);
       token = nonEmpty(response.nextPageToken);
-    } while (token && count < enough);
-    return count;
+    } while (token && ids.size < enough);
+    return ids;
   }
 
   /**
-   * One page of schedules by id, each described afresh (the list row has neither the definition as
-   * given nor the task); `paused` and `taskType` filter in visibility and again on the fresh state.
+   * One page of schedules by id, read from the list call alone (src/schedules/list-row.ts), shown
+   * by the rule of a get (`visibleTasks`: the key's task types and callback hosts). Only a key limited
+   * to callback hosts needs more: each row's task, described at most DESCRIBE_CONCURRENCY at a time;
+   * a row whose describe fails is hidden from that key, as a task whose callback URL is unknown.
    */
-  async list(owner: string | undefined, request: Omit<ListSchedulesQuery, 'owner'>): Promise<ScheduleList> {
+  async list(access: ListAccess, request: Omit<ListSchedulesQuery, 'owner'>): Promise<ScheduleList> {
     let query = VisibilityQuery.schedules();
-    if (owner !== undefined) query = query.is('owner', owner);
+    if (access.owner !== undefined) query = query.is('owner', access.owner);
     if (request.taskType) query = query.is('taskType', request.taskType);
     if (request.paused !== undefined) query = query.flag('schedulePaused', request.paused);
     const text = query.toString();
     const token = request.pageToken ? decodePageToken(text, request.pageToken) : undefined;
     const response = await this.page(text, request.pageSize ?? 50, token);
-    const ids = (response.schedules ?? []).map((entry) => parseWorkflowId(entry.scheduleId ?? ''));
-    const summaries: (ScheduleSummary | undefined)[] = [];
-    for (let i = 0; i < ids.length; i += DESCRIBE_CONCURRENCY) {
-      summaries.push(
-        ...(await Promise.all(
-          ids.slice(i, i + DESCRIBE_CONCURRENCY).map((id) => this.summary(id.owner, id.taskId)),
-        )),
+    const rows = (response.schedules ?? [])
+      .map(rowOf)
+      .filter(
+        (row): row is ScheduleSummary =>
+          row !== undefined &&
+          (request.paused === undefined || row.paused === request.paused) &&
+          (request.taskType === undefined || row.taskType === request.taskType),
       );
-    }
-    const schedules = summaries.filter(
-      (summary): summary is ScheduleSummary =>
-        summary !== undefined &&
-        (request.paused === undefined || summary.paused === request.paused) &&
-        (request.taskType === undefined || summary.taskType === request.taskType),
+    // The type first (no describe for a row the key may not see anyway), then the host.
+    const typed = visibleTasks(
+      { allowedTaskTypes: access.allowedTaskTypes, allowedCallbackHosts: undefined },
+      rows,
     );
+    const schedules = access.allowedCallbackHosts
+      ? visibleTasks(access, await this.withCallbackUrls(typed)).map(({ callbackUrl: _url, ...row }) => row)
+      : typed;
     const following = nonEmpty(response.nextPageToken);
     return { schedules, nextPageToken: following ? encodePageToken(text, following) : null };
+  }
+
+  /** Rows with their task's callback URL, each described (bounded); '' when the describe failed. */
+  private async withCallbackUrls(
+    rows: ScheduleSummary[],
+  ): Promise<(ScheduleSummary & { callbackUrl: string })[]> {
+    const urls = await bounded(rows, DESCRIBE_CONCURRENCY, (row) =>
+      this.read(row.owner, row.scheduleId).then(
+        (described) => described.spec.callbackUrl,
+        () => '',
+      ),
+    );
+    return rows.map((row, i) => ({ ...row, callbackUrl: urls[i]! }));
   }
 
   /**
@@ -133,12 +151,6 @@ export class ScheduleLister {
     return { byTaskType, truncated };
   }
 
-  /** A listed schedule's summary; undefined when it has gone (deleted since) or is not ours. */
-  private async summary(owner: string, scheduleId: string): Promise<ScheduleSummary | undefined> {
-    const schedule = await this.schedule(owner, scheduleId);
-    return schedule && toScheduleSummary(schedule);
-  }
-
   /** A listed schedule (without its occurrences' statuses); undefined when it has gone or is not ours. */
   private async schedule(owner: string, scheduleId: string): Promise<Schedule | undefined> {
     try {
@@ -171,6 +183,15 @@ export class ScheduleLister {
     });
     return statuses;
   }
+}
+
+/** `fn` of every item, at most `limit` at a time, in order. */
+async function bounded<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+  const results: R[] = [];
+  for (let i = 0; i < items.length; i += limit) {
+    results.push(...(await Promise.all(items.slice(i, i + limit).map(fn))));
+  }
+  return results;
 }
 
 function nonEmpty(token: Uint8Array | null | undefined): Uint8Array | undefined {

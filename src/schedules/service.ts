@@ -11,7 +11,7 @@ import {
   type ScheduleDescription,
   type ScheduleHandle,
 } from '@temporalio/client';
-import { mayAccess, type TaskAccess } from '../auth/principal.js';
+import { mayAccess, type ListAccess, type TaskAccess } from '../auth/principal.js';
 import type {
   BackfillScheduleBody,
   CreateScheduleBody,
@@ -46,6 +46,7 @@ import {
   type Definition,
 } from './input.js';
 import { ScheduleLister, type ScheduleTally } from './lister.js';
+import { OwnerLimit } from './owner-limit.js';
 import { checkTiming, OVERLAP_TO_TEMPORAL, type CheckedTiming } from './spec.js';
 import { describedOf, recentOccurrences, toSchedule, type Described } from './views.js';
 
@@ -71,6 +72,7 @@ export class ScheduleService {
   private readonly temporal: TemporalCalls;
   private readonly tasks: TaskService;
   private readonly lister: ScheduleLister;
+  private readonly ownerLimit = new OwnerLimit();
   private readonly now: () => number;
 
   constructor(
@@ -165,13 +167,29 @@ export class ScheduleService {
   }
 
   async create(access: TaskAccess, body: CreateScheduleBody): Promise<CreateScheduleResult> {
-    const { scheduleId, task, paused, note, ...timing } = body;
+    const { scheduleId, task, paused: _paused, note: _note, ...timing } = body;
     const checked = checkTiming(timing, this.limits, this.now());
     const definition = definitionOf(timing);
     const prepared = await this.prepareTask(access, scheduleId, task);
     const fingerprint = scheduleFingerprint(body, definition, prepared.fingerprint);
+    // The count and the create, one owner's at a time in this process (src/schedules/owner-limit.ts).
+    return this.ownerLimit.serialized(access.owner, () =>
+      this.createCounted(access, body, checked, definition, prepared, fingerprint),
+    );
+  }
+
+  private async createCounted(
+    access: TaskAccess,
+    body: CreateScheduleBody,
+    checked: CheckedTiming,
+    definition: Definition,
+    prepared: Awaited<ReturnType<ScheduleService['prepareTask']>>,
+    fingerprint: string,
+  ): Promise<CreateScheduleResult> {
+    const { scheduleId, task, paused, note } = body;
     const { owner } = access;
-    if ((await this.lister.countOf(owner, this.limits.maxPerOwner)) >= this.limits.maxPerOwner) {
+    const listed = await this.lister.idsOf(owner, this.limits.maxPerOwner);
+    if (!listed.has(scheduleId) && this.ownerLimit.count(owner, listed) >= this.limits.maxPerOwner) {
       // A repeat of an existing schedule is answered as one; only a new schedule is refused.
       const existing = await this.existing(access, scheduleId, fingerprint);
       if (existing) return { schedule: existing, created: false };
@@ -203,6 +221,7 @@ export class ScheduleService {
           typedSearchAttributes: scheduleSearchAttributes(owner, task.taskType),
         }),
       );
+      this.ownerLimit.created(owner, scheduleId);
     } catch (err) {
       if (!(err instanceof ScheduleAlreadyRunning)) throw err;
       const existing = await this.existing(access, scheduleId, fingerprint);
@@ -238,8 +257,9 @@ export class ScheduleService {
     return this.view(access.owner, await this.readFor(access, scheduleId));
   }
 
-  list(owner: string | undefined, query: Omit<ListSchedulesQuery, 'owner'>): Promise<ScheduleList> {
-    return this.lister.list(owner, query);
+  /** A page of the schedules `access` may see: exactly those a get of each would answer. */
+  list(access: ListAccess, query: Omit<ListSchedulesQuery, 'owner'>): Promise<ScheduleList> {
+    return this.lister.list(access, query);
   }
 
   /** Every owner's schedules (up to `max`): Temporal's run counts summed by task type, for the metrics. */
@@ -309,10 +329,20 @@ export class ScheduleService {
     return this.get(access, scheduleId);
   }
 
-  async backfill(access: TaskAccess, scheduleId: string, body: BackfillScheduleBody): Promise<Schedule> {
+  /**
+   * Starts the occurrences of a past range. `charge` is told how many run times the range holds
+   * before any starts (the rate limit counts each as a request) and may refuse them all.
+   */
+  async backfill(
+    access: TaskAccess,
+    scheduleId: string,
+    body: BackfillScheduleBody,
+    charge: (runs: number) => Promise<void> = async () => undefined,
+  ): Promise<Schedule> {
     const current = await this.readFor(access, scheduleId);
     const checked = checkTiming(timingOf({ ...current.definition, endAt: null }), this.limits, this.now());
-    const [start, end] = backfillRange(body, this.now(), checked, this.limits.maxBackfillRuns);
+    const [start, end, runs] = backfillRange(body, this.now(), checked, this.limits.maxBackfillRuns);
+    await charge(runs);
     const overlap = OVERLAP_TO_TEMPORAL[body.overlap ?? 'allowAll'];
     await this.call(scheduleId, () =>
       this.handle(access.owner, scheduleId).backfill({ start: new Date(start), end: new Date(end), overlap }),
@@ -324,6 +354,7 @@ export class ScheduleService {
     const current = await this.readFor(access, scheduleId);
     const schedule = toSchedule(current, access.owner, new Map());
     await this.call(scheduleId, () => this.handle(access.owner, scheduleId).delete());
+    this.ownerLimit.deleted(access.owner, scheduleId);
     return schedule;
   }
 }
@@ -352,13 +383,13 @@ function maxRunsChanged(before: Definition, after: Definition): boolean {
   return before.maxRuns !== after.maxRuns;
 }
 
-/** A backfill's range: in order, not in the future, with at most `maxRuns` run times in it. */
+/** A backfill's range and its number of run times: in order, not in the future, at most `maxRuns` runs. */
 function backfillRange(
   body: BackfillScheduleBody,
   now: number,
   timing: CheckedTiming,
   maxRuns: number,
-): [number, number] {
+): [number, number, number] {
   const start = parseRfc3339(body.startAt);
   const end = parseRfc3339(body.endAt);
   const rfc = 'must be an RFC 3339 time with an offset (Z or +08:00)';
@@ -374,5 +405,5 @@ function backfillRange(
       `the range holds more than ${maxRuns} runs (SCHEDULE_MAX_BACKFILL_RUNS); backfill it in parts`,
     );
   }
-  return [start, end];
+  return [start, end, runs.length];
 }

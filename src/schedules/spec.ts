@@ -16,6 +16,7 @@ import {
   parseCron,
   shortestGapSeconds,
 } from './cron.js';
+import { cronWithComment } from './list-row.js';
 import { durationSeconds, instantOfWallTime, isKnownTimeZone, localDate } from './zone.js';
 
 export type ScheduleLimits = Config['schedules'];
@@ -178,7 +179,8 @@ function cronRuns(expression: string, timeZone: string, limits: ScheduleLimits, 
   }
   const times = minutesOfDay(fields);
   return {
-    spec: { cronExpressions: [fields.normalized] },
+    // The cron as given rides along as the comment, for the list (src/schedules/list-row.ts).
+    spec: { cronExpressions: [cronWithComment(fields.normalized, expression)] },
     field: 'cron',
     horizonMs: CRON_HORIZON_DAYS * 86_400_000,
     between(from, to, limit) {

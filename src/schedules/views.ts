@@ -4,12 +4,8 @@
  * occurrences as Temporal lists them, with each occurrence's status from visibility.
  */
 import type { ScheduleDescription } from '@temporalio/client';
-import {
-  SCHEDULE_TASK_VIEW_FIELDS,
-  type Schedule,
-  type ScheduleOccurrence,
-  type ScheduleSummary,
-} from '../contract/schedules.js';
+import { hasScope, type Principal } from '../auth/principal.js';
+import { SCHEDULE_TASK_VIEW_FIELDS, type Schedule, type ScheduleOccurrence } from '../contract/schedules.js';
 import { SCHEDULE_NEXT_RUNS, SCHEDULE_RECENT_OCCURRENCES } from '../shared/limits.js';
 import { parseWorkflowId } from '../shared/owner.js';
 import { nominalTimeOfWorkflowId } from '../shared/schedule.js';
@@ -82,16 +78,13 @@ export function toSchedule(
   };
 }
 
-export function toScheduleSummary(schedule: Schedule): ScheduleSummary {
-  return {
-    scheduleId: schedule.scheduleId,
-    owner: schedule.owner,
-    taskType: schedule.task.taskType,
-    cron: schedule.cron,
-    every: schedule.every,
-    timeZone: schedule.timeZone,
-    paused: schedule.paused,
-    note: schedule.note,
-    nextRunTime: schedule.nextRunTimes[0] ?? null,
-  };
+/**
+ * A schedule as `principal` may see it: its recent occurrences are tasks (their ids and statuses),
+ * shown only with tasks:read; without it the list is empty, whatever else the key may see.
+ */
+export function withOccurrencesFor<T extends Pick<Schedule, 'recentOccurrences'>>(
+  principal: Pick<Principal, 'scopes'>,
+  schedule: T,
+): T {
+  return hasScope(principal, 'tasks:read') ? schedule : { ...schedule, recentOccurrences: [] };
 }

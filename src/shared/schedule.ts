@@ -15,6 +15,16 @@ export function nominalTimeOfWorkflowId(workflowId: string): string | undefined 
   return match ? new Date(match[1]!).toISOString() : undefined;
 }
 
+/**
+ * Whether a task id has the form of an occurrence's, `<scheduleId>-<nominal time>` (Temporal's own
+ * naming of a Schedule's runs, which cannot be changed for the schedules that exist). Only a schedule
+ * makes such ids: a create that took one would hold the occurrence's workflow id, and that run would
+ * never start.
+ */
+export function hasOccurrenceForm(taskId: string): boolean {
+  return NOMINAL_SUFFIX.test(taskId);
+}
+
 export interface OccurrenceFacts {
   /** The occurrence's workflow id: `<owner>/<scheduleId>-<nominal time>` (no owner prefix for `default`). */
   workflowId: string;

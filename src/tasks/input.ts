@@ -6,6 +6,7 @@ import type { Config } from '../config/environment.js';
 import type { TaskTypePolicy } from '../task-types/policies.js';
 import { PAYLOAD_VERSION_DEFAULT, PRIORITY } from '../shared/limits.js';
 import { idempotencyKeyOf } from '../shared/owner.js';
+import { hasOccurrenceForm } from '../shared/schedule.js';
 import type { TaskSpec } from '../shared/task.js';
 import { hostMatches } from '../security/address-rules.js';
 import { CallbackGuard, CallbackRefusedError } from '../security/callback-guard.js';
@@ -32,8 +33,12 @@ export function parseRfc3339(value: string): number | undefined {
   ];
   const millis = Number((m[7] ?? '0').padEnd(3, '0').slice(0, 3));
   if (month < 1 || month > 12 || hour > 23 || minute > 59 || second > 59) return undefined;
-  const local = Date.UTC(year, month - 1, day, hour, minute, second, millis);
-  if (new Date(local).getUTCDate() !== day) return undefined; // 2026-02-30
+  // Not Date.UTC: it reads years 0-99 as 1900-1999 (0099-01-01 would be 1999-01-01).
+  const date = new Date(0);
+  date.setUTCFullYear(year, month - 1, day);
+  date.setUTCHours(hour, minute, second, millis);
+  const local = date.getTime();
+  if (date.getUTCDate() !== day) return undefined; // 2026-02-30
   if (m[8]) return local;
   const offsetHours = Number(m[10]);
   const offsetMinutes = Number(m[11]);
@@ -222,6 +227,12 @@ export function buildTaskSpec(
   body: CreateTaskBody,
   ctx: CreateContext,
 ): { spec: TaskSpec; fingerprint: string; target: CallbackTarget } {
+  if (body.taskId !== undefined && hasOccurrenceForm(body.taskId)) {
+    throw invalidArgument(
+      'taskId',
+      "ends in -<RFC 3339 time> (such as -2026-12-03T18:00:00Z): the form of a schedule occurrence's id, which only a schedule creates",
+    );
+  }
   const payload = body.payload as Record<string, unknown>;
   const payloadVersion = body.payloadVersion ?? PAYLOAD_VERSION_DEFAULT;
   checkPayload(payload, ctx.limits);

@@ -5,6 +5,7 @@
  */
 import { createServer, type Server } from 'node:http';
 import { HTTP_TIMEOUT_DEFAULTS } from '../config/environment.js';
+import { answerClientErrors } from '../http/client-errors.js';
 import { applySocketTimeout, serverOptions, type HttpTimeouts } from '../http/server-timeouts.js';
 import type { Logger } from '../observability/logger.js';
 import { bearerMatches } from '../security/bearer-token.js';
@@ -67,6 +68,7 @@ export async function startWorkerHttp(options: WorkerHttpOptions): Promise<Serve
     send(404, JSON.stringify({ error: { code: 'NOT_FOUND', message: `no route ${path}` } }));
   });
   applySocketTimeout(server, timeouts);
+  answerClientErrors(server);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port, options.host, () => resolve());

@@ -7,7 +7,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { absentBodyAsEmpty } from '../../http/json-body.js';
 import Type from 'typebox';
 import type { FastifyRequest } from 'fastify';
-import { accessFor, hasScope, listOwner, mayAccess, type Principal } from '../../auth/principal.js';
+import { accessFor, hasScope, listAccess, type Principal } from '../../auth/principal.js';
 import { errorResponses } from '../../contract/common.js';
 import {
   BackfillScheduleBodySchema,
@@ -25,6 +25,7 @@ import {
   type ScheduleActionAnswer,
 } from '../../contract/schedules.js';
 import type { ScheduleService } from '../../schedules/service.js';
+import { withOccurrencesFor } from '../../schedules/views.js';
 
 export interface ScheduleRoutesOptions {
   schedules: ScheduleService;
@@ -32,11 +33,15 @@ export interface ScheduleRoutesOptions {
 
 const errors = errorResponses();
 
-/** A schedule as the caller may see it: its task's payload and URL only with schedules:read. */
+/**
+ * A schedule as the caller may see it: its task's payload and URL only with schedules:read, its
+ * recent occurrences (task ids and statuses) only with tasks:read.
+ */
 function visibleTo(principal: Principal, schedule: Schedule): ScheduleActionAnswer {
-  if (hasScope(principal, 'schedules:read')) return schedule;
-  const { payload: _payload, callbackUrl: _url, ...task } = schedule.task;
-  return { ...schedule, task };
+  const shown = withOccurrencesFor(principal, schedule);
+  if (hasScope(principal, 'schedules:read')) return shown;
+  const { payload: _payload, callbackUrl: _url, ...task } = shown.task;
+  return { ...shown, task };
 }
 
 /** The audit line's task fields and the log line of a call that changed a schedule. */
@@ -97,14 +102,8 @@ export const scheduleRoutes: FastifyPluginAsyncTypebox<ScheduleRoutesOptions> = 
     },
     async (request) => {
       const { owner, ...query } = request.query;
-      const page = await schedules.list(listOwner(request.principal, owner), query);
-      // A key limited to some task types lists only those (a page may hold fewer).
-      return {
-        ...page,
-        schedules: page.schedules.filter((schedule) =>
-          mayAccess(request.principal, { taskType: schedule.taskType }),
-        ),
-      };
+      // Only what a get would answer: the key's task types and callback hosts (a page may hold fewer).
+      return schedules.list(listAccess(request.principal, owner), query);
     },
   );
 
@@ -121,7 +120,10 @@ export const scheduleRoutes: FastifyPluginAsyncTypebox<ScheduleRoutesOptions> = 
       },
     },
     async (request) =>
-      schedules.get(accessFor(request.principal, request.query.owner), request.params.scheduleId),
+      withOccurrencesFor(
+        request.principal,
+        await schedules.get(accessFor(request.principal, request.query.owner), request.params.scheduleId),
+      ),
   );
 
   app.patch(
@@ -219,17 +221,22 @@ export const scheduleRoutes: FastifyPluginAsyncTypebox<ScheduleRoutesOptions> = 
         tags: ['schedules'],
         summary: 'Start the occurrences of a past time range',
         description:
-          'One occurrence for each run time of the spec in the range, with its nominal time, as if it had run then (also when paused). 400 when the range is reversed, in the future or holds more runs than the configured maximum.',
+          "One occurrence for each run time of the spec in the range, with its nominal time, as if it had run then (also when paused). Counts as one request per run time against the key's rate limit (429, nothing started, when they do not all fit). A run time that has an occurrence already (an earlier backfill of the same range) is not started again: its id is taken. 400 when the range is reversed, in the future or holds more runs than the configured maximum.",
         ...single,
         body: BackfillScheduleBodySchema,
         response: { 200: ScheduleActionAnswerSchema, ...errors },
       },
     },
-    async (request) => {
+    async (request, reply) => {
+      // Each run is a task started: the key's rate limit counts every one, and the audit line says how many.
       const schedule = await schedules.backfill(
         accessFor(request.principal, request.query.owner),
         request.params.scheduleId,
         request.body,
+        async (runs) => {
+          request.audit.runs = runs;
+          await app.chargeKey(request, reply, runs);
+        },
       );
       record(request, schedule, 'schedule backfilled');
       return visibleTo(request.principal, schedule);

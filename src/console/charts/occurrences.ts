@@ -4,7 +4,7 @@
  * next hour), never recomputed from the spec. Paused schedules fire nothing and are left out; a key
  * limited to task types counts only its types' schedules, as the schedule list shows it.
  */
-import { mayAccess, ownerAccess } from '../../auth/principal.js';
+import { ownerAccess } from '../../auth/principal.js';
 import type { ScheduleSummary } from '../../contract/schedules.js';
 import { ApiError, ErrorCode } from '../../errors/catalog.js';
 import type { ScheduleService } from '../../schedules/service.js';
@@ -25,19 +25,20 @@ export interface Upcoming {
 }
 
 export async function upcomingOccurrences(schedules: ScheduleService, filter: TaskFilter): Promise<Upcoming> {
-  const access = (summary: ScheduleSummary) =>
-    mayAccess({ ...ownerAccess(summary.owner), allowedTaskTypes: filter.taskTypes }, summary);
   const matched: ScheduleSummary[] = [];
   let pageToken: string | undefined;
   let truncated = false;
   do {
-    const page = await schedules.list(filter.owner, {
-      paused: false,
-      pageSize: PAGE_SIZE,
-      ...(filter.taskType && { taskType: filter.taskType }),
-      ...(pageToken && { pageToken }),
-    });
-    matched.push(...page.schedules.filter(access));
+    const page = await schedules.list(
+      { owner: filter.owner, allowedTaskTypes: filter.taskTypes, allowedCallbackHosts: undefined },
+      {
+        paused: false,
+        pageSize: PAGE_SIZE,
+        ...(filter.taskType && { taskType: filter.taskType }),
+        ...(pageToken && { pageToken }),
+      },
+    );
+    matched.push(...page.schedules);
     pageToken = page.nextPageToken ?? undefined;
     if (matched.length > FORECAST_MAX_SCHEDULES) {
       truncated = true;

@@ -86,7 +86,9 @@ export function consoleOverviewRoutes(app: FastifyInstance, ctx: ConsoleContext)
         ? loadLagPanel(config.console.prometheusUrl, scope.taskType)
         : undefined,
     ]);
-    return chartsSection(data, lag, scope);
+    // Schedule occurrences are schedule data: the forecast's second series needs schedules:read.
+    const shown = hasScope(principal, 'schedules:read') ? data : { ...data, occurrences: undefined };
+    return chartsSection(shown, lag, scope);
   };
 
   app.get('/console/types/:taskType', async (request, reply) => {

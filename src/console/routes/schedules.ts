@@ -1,11 +1,11 @@
 /**
  * The schedules pages and the actions on one schedule: pause, resume (with a note) and trigger. The
  * pages need schedules:read and the actions schedules:write, as the API's schedule routes do; a key
- * sees its owner's schedules of its own task types only (the list drops the others as the API's
- * does, and the schedule domain refuses one of them), an admin key any owner's.
+ * sees its owner's schedules within its task types and callback hosts only (the schedule domain's
+ * list and get, as the API's), an admin key any owner's.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { accessFor, ANONYMOUS, hasScope, listOwner, mayAccess } from '../../auth/principal.js';
+import { accessFor, ANONYMOUS, hasScope, listAccess } from '../../auth/principal.js';
 import {
   ListSchedulesQuerySchema,
   ScheduleNoteBodySchema,
@@ -14,6 +14,7 @@ import {
 } from '../../contract/schedules.js';
 import { ApiError, ErrorCode } from '../../errors/catalog.js';
 import type { ScheduleService } from '../../schedules/service.js';
+import { withOccurrencesFor } from '../../schedules/views.js';
 import { createAjv, toFieldProblems } from '../../validation/json-schema.js';
 import type { ConsoleContext, Form } from '../context.js';
 import { schedulePage, schedulesPage, scheduleUrl, type ScheduleFilters } from '../views/schedules.js';
@@ -62,9 +63,8 @@ export function consoleScheduleRoutes(
     if (raw.pageToken) query.pageToken = raw.pageToken;
     if (!validateList(query)) throw invalid(validateList.errors);
     const { owner, ...rest } = query as ListSchedulesQuery;
-    const list = await schedules.list(listOwner(principal, owner), rest);
-    // As GET /api/v1/schedules: a key limited to task types sees only its types' schedules.
-    const visible = list.schedules.filter((s) => mayAccess(principal, { taskType: s.taskType }));
+    // As GET /api/v1/schedules: only what a get would answer (the key's types and callback hosts).
+    const list = await schedules.list(listAccess(principal, owner), rest);
     let nextUrl: string | undefined;
     if (list.nextPageToken) {
       const params = new URLSearchParams();
@@ -72,10 +72,7 @@ export function consoleScheduleRoutes(
       params.set('pageToken', list.nextPageToken);
       nextUrl = `/console/schedules?${params.toString()}`;
     }
-    return page(
-      reply,
-      schedulesPage(viewerOf(request, reply), filters, { ...list, schedules: visible }, nextUrl),
-    );
+    return page(reply, schedulesPage(viewerOf(request, reply), filters, list, nextUrl));
   });
 
   /** The owner and limits a request acts with, its schedule id checked as the API checks it. */
@@ -86,7 +83,11 @@ export function consoleScheduleRoutes(
 
   app.get('/console/schedules/:scheduleId', async (request: ScheduleRequest, reply) => {
     requireWrite(request, 'schedules:read');
-    const schedule = await schedules.get(accessOf(request), request.params.scheduleId);
+    const principal = request.viewer?.principal ?? ANONYMOUS;
+    const schedule = withOccurrencesFor(
+      principal,
+      await schedules.get(accessOf(request), request.params.scheduleId),
+    );
     const flash = FLASH[request.query.done ?? ''];
     return page(reply, schedulePage(viewerOf(request, reply), schedule, flash));
   });

@@ -129,6 +129,49 @@ describe('slow clients', () => {
   });
 });
 
+/** The JSON body of a raw HTTP answer. */
+function bodyOf(raw: string): unknown {
+  return JSON.parse(raw.slice(raw.indexOf('\r\n\r\n') + 4));
+}
+
+describe("what Node refuses before a route answers in the API's envelope", () => {
+  it('a request line or headers over the limit: 431 HEADERS_TOO_LARGE, and no route ran', async () => {
+    for (const raw of [
+      `GET /api/v1/tasks?${'a'.repeat(20_000)} HTTP/1.1\r\nHost: x\r\n\r\n`,
+      request('/api/v1/tasks', `X-Big: ${'b'.repeat(20_000)}\r\n`),
+    ]) {
+      const { socket, received, closed } = await open();
+      socket.write(raw);
+      await closesWithin(closed, CUT_OFF_WITHIN_MS);
+      expect(received()).toMatch(/^HTTP\/1\.1 431 /);
+      expect(bodyOf(received())).toEqual({
+        error: { code: 'HEADERS_TOO_LARGE', message: expect.any(String) },
+      });
+    }
+  });
+
+  it('a client dripping its headers past the timeout: 408 REQUEST_TIMEOUT', async () => {
+    const { socket, received, closed } = await open();
+    socket.write('GET /api/v1/tasks HTTP/1.1\r\nHost: x\r\nX-Slow: ');
+    const stop = drip(socket, 'abcdefgh', 100);
+    try {
+      await closesWithin(closed, CUT_OFF_WITHIN_MS);
+    } finally {
+      stop();
+    }
+    expect(received()).toMatch(/^HTTP\/1\.1 408 /);
+    expect(bodyOf(received())).toEqual({ error: { code: 'REQUEST_TIMEOUT', message: expect.any(String) } });
+  });
+
+  it('bytes that are not HTTP: 400 INVALID_ARGUMENT', async () => {
+    const { socket, received, closed } = await open();
+    socket.write('HELLO\r\n\r\n');
+    await closesWithin(closed, CUT_OFF_WITHIN_MS);
+    expect(received()).toMatch(/^HTTP\/1\.1 400 /);
+    expect(bodyOf(received())).toMatchObject({ error: { code: 'INVALID_ARGUMENT' } });
+  });
+});
+
 describe('normal clients', () => {
   it('are served, also when a request arrives in a few quick pieces and a socket is reused', async () => {
     expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);

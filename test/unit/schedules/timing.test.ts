@@ -127,9 +127,9 @@ describe('checkTiming', () => {
     }
   });
 
-  it('gives Temporal a numeric cron in its zone, the policies with bounded defaults', () => {
+  it('gives Temporal a numeric cron in its zone (the one given as its comment), the policies with bounded defaults', () => {
     const checked = checkTiming({ cron: '@daily', timeZone: 'Asia/Shanghai', maxRuns: 3 }, limits, NOW);
-    expect(checked.spec).toEqual({ cronExpressions: ['0 0 * * *'], timezone: 'Asia/Shanghai' });
+    expect(checked.spec).toEqual({ cronExpressions: ['0 0 * * * # @daily'], timezone: 'Asia/Shanghai' });
     expect(checked.policies).toEqual({ overlap: 'SKIP', catchupWindow: '3600s', pauseOnFailure: false });
     expect(checked.remainingActions).toBe(3);
   });

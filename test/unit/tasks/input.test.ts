@@ -33,6 +33,16 @@ describe('parseRfc3339', () => {
     { input: '2026-12-02T05:00:00.5-05:00', expected: '2026-12-02T10:00:00.500Z' },
     { input: '2026-12-02t10:00:00.123456789z', expected: '2026-12-02T10:00:00.123Z' },
     { input: '2028-02-29T00:00:00Z', expected: '2028-02-29T00:00:00.000Z' },
+    // Years 0-99 are not 1900-1999 (Date.UTC's reading): the edges of that range and around it.
+    { input: '0000-01-01T00:00:00Z', expected: '0000-01-01T00:00:00.000Z' },
+    { input: '0001-01-01T00:00:00Z', expected: '0001-01-01T00:00:00.000Z' },
+    { input: '0099-01-01T00:00:00Z', expected: '0099-01-01T00:00:00.000Z' },
+    { input: '0099-12-31T23:59:59Z', expected: '0099-12-31T23:59:59.000Z' },
+    { input: '0100-01-01T00:00:00Z', expected: '0100-01-01T00:00:00.000Z' },
+    { input: '0000-01-01T00:30:00+01:00', expected: '-000001-12-31T23:30:00.000Z' },
+    { input: '0004-02-29T00:00:00Z', expected: '0004-02-29T00:00:00.000Z' },
+    { input: '1969-12-31T23:59:59Z', expected: '1969-12-31T23:59:59.000Z' },
+    { input: '9999-12-31T23:59:59.999Z', expected: '9999-12-31T23:59:59.999Z' },
   ])('reads $input', ({ input, expected }) => {
     expect(new Date(parseRfc3339(input)!).toISOString()).toBe(expected);
   });
@@ -44,6 +54,9 @@ describe('parseRfc3339', () => {
     '2026-13-01T00:00:00Z',
     '2026-12-02T24:00:00Z',
     '2026-12-02T10:00:00+25:00',
+    '0100-02-29T00:00:00Z',
+    '0099-02-29T00:00:00Z',
+    '99-01-01T00:00:00Z',
     '1733133600',
     'tomorrow',
   ])('rejects %s', (input) => {
