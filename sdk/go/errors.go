@@ -30,6 +30,10 @@ const (
 	CodeResourceExhausted     ErrorCode = "RESOURCE_EXHAUSTED"
 	CodeUnavailable           ErrorCode = "UNAVAILABLE"
 	CodeInternal              ErrorCode = "INTERNAL"
+	// CodeRequestTimeout and CodeHeadersTooLarge come before any route: the request's headers
+	// were too slow or too large, and nothing was done.
+	CodeRequestTimeout  ErrorCode = "REQUEST_TIMEOUT"
+	CodeHeadersTooLarge ErrorCode = "HEADERS_TOO_LARGE"
 	// CodeUnknown is used when an error response has no JSON error body.
 	CodeUnknown ErrorCode = "UNKNOWN"
 )

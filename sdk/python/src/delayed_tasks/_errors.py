@@ -31,6 +31,8 @@ class ErrorCode(StrEnum):
     RESOURCE_EXHAUSTED = "RESOURCE_EXHAUSTED"
     UNAVAILABLE = "UNAVAILABLE"
     INTERNAL = "INTERNAL"
+    REQUEST_TIMEOUT = "REQUEST_TIMEOUT"
+    HEADERS_TOO_LARGE = "HEADERS_TOO_LARGE"
     UNKNOWN = "UNKNOWN"
     """Not sent by the API: the answer had no JSON error body."""
 
@@ -134,6 +136,14 @@ class MethodNotAllowedError(DelayedTaskError):
     pass
 
 
+class RequestTimeoutError(DelayedTaskError):
+    """The request's headers or body did not arrive in time (sent before any route; nothing done)."""
+
+
+class HeadersTooLargeError(DelayedTaskError):
+    """The request line or headers were too large (sent before any route; nothing done)."""
+
+
 class UnsupportedMediaTypeError(DelayedTaskError):
     pass
 
@@ -179,6 +189,8 @@ _CLASS_BY_CODE: dict[str, type[DelayedTaskError]] = {
     ErrorCode.RESOURCE_EXHAUSTED: ResourceExhaustedError,
     ErrorCode.UNAVAILABLE: UnavailableError,
     ErrorCode.INTERNAL: InternalError,
+    ErrorCode.REQUEST_TIMEOUT: RequestTimeoutError,
+    ErrorCode.HEADERS_TOO_LARGE: HeadersTooLargeError,
     # Pull delivery's codes (conformance/pull/README.md): members of ErrorCode once the API's
     # catalog (docs/openapi.json, which tests/unit/test_openapi.py holds it to) has them.
     "LEASE_NOT_FOUND": LeaseNotFoundError,

@@ -24,6 +24,10 @@ public enum ErrorCode {
   RESOURCE_EXHAUSTED,
   UNAVAILABLE,
   INTERNAL,
+  /** The request did not arrive in time; sent before any route, nothing was done. */
+  REQUEST_TIMEOUT,
+  /** The request line or headers were too large; sent before any route. */
+  HEADERS_TOO_LARGE,
   /** A lease token of another owner, or of no lease the server knows. */
   LEASE_NOT_FOUND,
   /** The lease expired: the task was retried or handed to another worker. */
