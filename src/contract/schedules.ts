@@ -4,6 +4,7 @@
  * Types come from `Static<>`, so they cannot drift.
  */
 import Type, { type Static } from 'typebox';
+import { CRON_MACROS } from '../shared/cron-macros.js';
 import {
   CATCHUP_WINDOW,
   DURATION_PATTERN,
@@ -36,7 +37,11 @@ const CronSchema = Type.String({
   minLength: 1,
   maxLength: 128,
   description:
-    'Five fields (minute hour day-of-month month day-of-week; `*`, lists, ranges and steps) or `@yearly`, `@monthly`, `@weekly`, `@daily`, `@hourly`, read in timeZone. Exactly one of cron or every.',
+    'Five fields (minute hour day-of-month month day-of-week; `*`, lists, ranges and steps) or ' +
+    Object.keys(CRON_MACROS)
+      .map((macro) => `\`${macro}\``)
+      .join(', ') +
+    ', read in timeZone. Exactly one of cron or every.',
   examples: ['0 2 * * *'],
 });
 const EverySchema = duration(

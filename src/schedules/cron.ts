@@ -3,6 +3,7 @@
  * Temporal computes the run times (`nextRunTimes` is its answer); this only refuses what it should
  * not be given: a malformed expression, one that never fires, one that fires too often. Pure.
  */
+import { CRON_MACROS } from '../shared/cron-macros.js';
 
 export interface CronFields {
   minutes: number[];
@@ -14,17 +15,6 @@ export interface CronFields {
   /** The expression as Temporal is given it: plain numbers, `*` for an unrestricted field. */
   normalized: string;
 }
-
-/** The macros a cron expression may be instead of five fields, and the fields each stands for. */
-export const CRON_MACROS: Readonly<Record<string, string>> = {
-  '@yearly': '0 0 1 1 *',
-  '@annually': '0 0 1 1 *',
-  '@monthly': '0 0 1 * *',
-  '@weekly': '0 0 * * 0',
-  '@daily': '0 0 * * *',
-  '@midnight': '0 0 * * *',
-  '@hourly': '0 * * * *',
-};
 
 const MONTH_NAMES = ['JAN', 'FEB', 'MAR', 'APR', 'MAY', 'JUN', 'JUL', 'AUG', 'SEP', 'OCT', 'NOV', 'DEC'];
 const DAY_NAMES = ['SUN', 'MON', 'TUE', 'WED', 'THU', 'FRI', 'SAT'];

@@ -4,7 +4,7 @@
  * linked) and the pause, resume and trigger forms for a key with schedules:write.
  */
 import type { Schedule, ScheduleList } from '../../contract/schedules.js';
-import { CRON_MACROS } from '../../schedules/cron.js';
+import { CRON_MACROS } from '../../shared/cron-macros.js';
 import { html, type Html } from '../html.js';
 import { csrf, layout, type Viewer } from './layout.js';
 import { taskUrl } from './tasks.js';
