@@ -11,13 +11,11 @@ import {
   isCancellation,
   log,
   patched,
-  proxyActivities,
-  proxyLocalActivities,
   upsertMemo,
 } from '@temporalio/workflow';
-import type { CallbackActivities } from '../activities/callback.js';
 import { retryDelayMs, withinTotalTime } from '../shared/backoff.js';
-import { ATTEMPT_TIMEOUT_MARGIN_MS, heldRetryDelayMs, WORKFLOW_PATCHES } from '../shared/constants.js';
+import { heldRetryDelayMs, WORKFLOW_PATCHES } from '../shared/constants.js';
+import type { DeliveryEnvelope } from '../shared/delivery.js';
 import {
   CallbackFailureType,
   ownerOf,
@@ -28,6 +26,7 @@ import {
   type TaskSpec,
   type TaskState,
 } from '../shared/task.js';
+import { deliveryAttemptOf } from './delivery.js';
 import type { TaskRun } from './task-run.js';
 
 /**
@@ -42,26 +41,6 @@ function isShapeV2(spec: TaskSpec): boolean {
   return spec.localCallback !== undefined || patched(WORKFLOW_PATCHES.shapeV2);
 }
 
-/** The activity each attempt calls: local on the type's queue (v2), or a regular one on the callback queue. */
-function callbackOf(spec: TaskSpec, v2: boolean): CallbackActivities['deliverCallback'] {
-  const options = {
-    startToCloseTimeout: spec.timeoutMs + ATTEMPT_TIMEOUT_MARGIN_MS,
-    // The workflow owns the retry schedule (see below); each attempt is one activity execution.
-    retry: { maximumAttempts: 1 },
-    summary: `POST ${spec.callbackUrl}`,
-  };
-  // Shape v2: the callback runs in the worker that runs this workflow, on the task type's own queue
-  // (the input asks for it; tasks started before v2 never do). Attempts longer than the workflow
-  // task timeout stay one attempt: the SDK keeps the workflow task alive while it runs.
-  if (v2 && spec.localCallback === true)
-    return proxyLocalActivities<CallbackActivities>(options).deliverCallback;
-  return proxyActivities<CallbackActivities>({
-    ...options,
-    taskQueue: spec.callbackTaskQueue,
-    priority: { priorityKey: spec.priority },
-  }).deliverCallback;
-}
-
 /** Calls back until the task is settled; returns its final state. */
 export async function deliver(run: TaskRun): Promise<TaskState> {
   const { spec, state, logContext, attemptHistory } = run;
@@ -71,7 +50,7 @@ export async function deliver(run: TaskRun): Promise<TaskState> {
   let runningVisible = !v2;
   if (v2) state.status = 'RUNNING';
   else run.setStatus('RUNNING');
-  const attemptCallback = callbackOf(spec, v2);
+  const attemptDelivery = deliveryAttemptOf(spec, v2);
   state.firedAt = new Date().toISOString();
   // Moved on by the time spent held, which the task type's maximum total time does not count.
   let firstAttemptAt = Date.now();
@@ -93,24 +72,7 @@ export async function deliver(run: TaskRun): Promise<TaskState> {
     try {
       run.attemptScope = new CancellationScope();
       const delivered = await run.attemptScope.run(() =>
-        attemptCallback({
-          taskId: spec.taskId,
-          owner: ownerOf(spec),
-          // Only when the input has one: an attempt's input of an older task stays as it was.
-          ...(spec.idempotencyKey !== undefined && { idempotencyKey: spec.idempotencyKey }),
-          taskType: spec.taskType,
-          payload: spec.payload,
-          payloadVersion: spec.payloadVersion,
-          executeAt: state.executeAt,
-          attempt,
-          traceId: spec.traceId,
-          callbackUrl: spec.callbackUrl,
-          timeoutMs: spec.timeoutMs,
-          // A schedule's occurrence tells the receiver which schedule and nominal time it runs for.
-          ...(spec.schedule?.scheduledAt !== undefined && {
-            schedule: { scheduleId: spec.schedule.scheduleId, scheduledAt: spec.schedule.scheduledAt },
-          }),
-        }),
+        attemptDelivery(envelopeOf(spec, state.executeAt, attempt)),
       );
       recordOutcome('SUCCEEDED', delivered.statusCode);
       return run.finish('SUCCEEDED');
@@ -174,6 +136,28 @@ export async function deliver(run: TaskRun): Promise<TaskState> {
       run.attemptScope = undefined;
     }
   }
+}
+
+/** The input of an attempt, whichever the target (src/shared/delivery.ts). */
+function envelopeOf(spec: TaskSpec, executeAt: string, attempt: number): DeliveryEnvelope {
+  return {
+    taskId: spec.taskId,
+    owner: ownerOf(spec),
+    // Only when the input has one: an attempt's input of an older task stays as it was.
+    ...(spec.idempotencyKey !== undefined && { idempotencyKey: spec.idempotencyKey }),
+    taskType: spec.taskType,
+    payload: spec.payload,
+    payloadVersion: spec.payloadVersion,
+    executeAt,
+    attempt,
+    traceId: spec.traceId,
+    callbackUrl: spec.callbackUrl,
+    timeoutMs: spec.timeoutMs,
+    // A schedule's occurrence tells the receiver which schedule and nominal time it runs for.
+    ...(spec.schedule?.scheduledAt !== undefined && {
+      schedule: { scheduleId: spec.schedule.scheduleId, scheduledAt: spec.schedule.scheduledAt },
+    }),
+  };
 }
 
 interface AttemptFailure {
