@@ -3,6 +3,7 @@
  * one-shot create builds it (marked as a schedule's), the search attributes lists filter on, and the
  * definition as the client gave it (kept in the action's memo, which an update can change).
  */
+import { deliveryLabel } from '../tasks/start-options.js';
 import type { ScheduleActionWithPriority } from '../temporal/sdk-knowledge.js';
 import type { CreateScheduleBody, OverlapPolicy, UpdateScheduleBody } from '../contract/schedules.js';
 import { CATCHUP_WINDOW } from '../shared/limits.js';
@@ -104,11 +105,12 @@ export function actionOf(
     ],
     memo: {
       specHash: taskFingerprint,
-      callbackUrl: spec.callbackUrl,
+      ...(spec.callbackUrl !== undefined && { callbackUrl: spec.callbackUrl }),
+      ...(spec.delivery && { deliveryMode: spec.delivery.mode }),
       priority: spec.priority,
       schedule: definition,
     },
-    staticSummary: `${spec.taskType} → POST ${spec.callbackUrl}, occurrence of schedule ${scheduleId}`,
+    staticSummary: `${spec.taskType} → ${deliveryLabel(spec)}, occurrence of schedule ${scheduleId}`,
   };
 }
 

@@ -59,6 +59,7 @@ export function toSchedule(
       payload: spec.payload,
       payloadVersion: spec.payloadVersion,
       callbackUrl: spec.callbackUrl,
+      ...(spec.delivery && { delivery: spec.delivery }),
       maxRetries: spec.maxRetries,
       timeoutMs: spec.timeoutMs,
       traceId: spec.traceId,

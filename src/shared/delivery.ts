@@ -59,3 +59,15 @@ export interface DeliveryEnvelope {
 export interface DeliveryResult {
   statusCode?: number;
 }
+
+/**
+ * Activity type of a pull task's attempt. No worker registers it: the API's lease route takes its
+ * tasks from the pull queue and answers them with ack, nack or release. Never rename it: tasks
+ * waiting on a pull queue carry it.
+ */
+export const PULL_ACTIVITY = 'awaitLease';
+
+/** The pull attempt as the workflow calls it (the activity has no implementation of ours). */
+export interface PullActivities {
+  [PULL_ACTIVITY]: (envelope: DeliveryEnvelope) => Promise<DeliveryResult>;
+}

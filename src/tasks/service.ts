@@ -17,7 +17,10 @@ import type {
 import type { BatchJob, BulkCancelBody, BulkReplayBody } from '../contract/batches.js';
 import type { Policies } from '../task-types/policies.js';
 import type { Resolver } from '../security/callback-guard.js';
+import { randomBytes } from 'node:crypto';
 import { TemporalCalls } from '../temporal/calls.js';
+import { LeaseTokens } from './lease-token.js';
+import { LeaseService } from './leases.js';
 import { BulkOperations } from './bulk.js';
 import { TaskCommands, type CreateResult, type PreparedCreate } from './commands.js';
 import { TaskReader } from './reader.js';
@@ -37,6 +40,8 @@ export interface TaskServiceOptions {
   dataConverter?: DataConverter;
   /** Workflow client interceptors (tracing: src/observability/tracing.ts). */
   clientInterceptors?: WorkflowClientInterceptor[];
+  /** Seals pull delivery's lease tokens; a random key of this process when absent. */
+  leaseTokens?: LeaseTokens;
 }
 
 export class TaskService {
@@ -46,6 +51,8 @@ export class TaskService {
   private readonly reader: TaskReader;
   private readonly commands: TaskCommands;
   private readonly bulk: BulkOperations;
+  /** Pull delivery's lease, ack, nack, extend and release. */
+  readonly leases: LeaseService;
 
   constructor(private readonly options: TaskServiceOptions) {
     const { config } = options;
@@ -68,6 +75,15 @@ export class TaskService {
       resolve: options.resolve,
     });
     this.bulk = new BulkOperations(this.temporal, this.visibility, now);
+    this.leases = new LeaseService({
+      temporal: this.temporal,
+      connection: options.connection,
+      policies: options.policies,
+      baseQueue: config.temporal.taskQueue,
+      tokens: options.leaseTokens ?? new LeaseTokens(randomBytes(32)),
+      reader: this.reader,
+      now,
+    });
   }
 
   /** The task-type policies requests are checked against. */
@@ -93,7 +109,8 @@ export class TaskService {
 
   /** A task of `owner`; another owner's task of this id answers 404 as an absent one does. */
   async get(owner: string, taskId: string): Promise<Task> {
-    return toTask(await this.reader.state(owner, taskId));
+    const state = await this.reader.state(owner, taskId);
+    return toTask(state, await this.reader.lease(state));
   }
 
   cancel(access: TaskAccess, taskId: string): Promise<Task> {

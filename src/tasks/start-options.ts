@@ -32,17 +32,23 @@ export function taskStartOptions(
     memo: {
       specHash: fingerprint,
       createdAt: spec.createdAt,
-      callbackUrl: spec.callbackUrl,
+      ...(spec.callbackUrl !== undefined && { callbackUrl: spec.callbackUrl }),
+      ...(spec.delivery && { deliveryMode: spec.delivery.mode }),
       priority: spec.priority,
       executeAt: spec.executeAt,
     },
-    staticSummary: `${spec.taskType} → POST ${spec.callbackUrl}, due ${spec.executeAt}`,
+    staticSummary: `${spec.taskType} → ${deliveryLabel(spec)}, due ${spec.executeAt}`,
     staticDetails: [
       `**Owner:** ${spec.owner}, **task id:** ${spec.taskId}`,
       `**Task type:** ${spec.taskType}`,
-      `**Callback:** POST ${spec.callbackUrl}`,
+      `**${spec.delivery ? 'Delivery' : 'Callback'}:** ${deliveryLabel(spec)}`,
       `**Due:** ${spec.executeAt}`,
       `**Retries:** ${spec.maxRetries}, **timeout:** ${spec.timeoutMs} ms, **priority:** ${spec.priority}`,
     ].join('\n'),
   };
+}
+
+/** Where a task goes, in words: `POST <url>` or `pull queue <queue>`. */
+export function deliveryLabel(spec: Pick<TaskSpec, 'callbackUrl' | 'delivery'>): string {
+  return spec.delivery ? `pull queue ${spec.delivery.queue}` : `POST ${spec.callbackUrl}`;
 }

@@ -11,6 +11,7 @@ import {
   isCancellation,
   log,
   patched,
+  TimeoutFailure,
   upsertMemo,
 } from '@temporalio/workflow';
 import { retryDelayMs, withinTotalTime } from '../shared/backoff.js';
@@ -80,7 +81,15 @@ export async function deliver(run: TaskRun): Promise<TaskState> {
       if (run.cancelRequested || isCancellation(err)) recordOutcome('CANCELLED');
       if (run.cancelRequested) return run.finish('CANCELLED');
       if (isCancellation(err)) throw err;
-      const failure = describeFailure(err);
+      const failure = describeFailure(err, spec);
+      if (failure.released) {
+        // A pull task handed back unhandled (release, or a lease the API took after its consumer
+        // left): not attempted, so no attempt is spent; offered again at once. Replay-safe without a
+        // patch: only pull tasks, whose inputs did not exist before, can fail with this type.
+        state.attempts = attempt - 1;
+        attempt--;
+        continue;
+      }
       if (failure.held) {
         // Our configuration lacks what this callback needs (a signing or header secret): the
         // receiver was never asked, so no attempt is spent; wait and try the same attempt again.
@@ -165,11 +174,13 @@ interface AttemptFailure {
   retryable: boolean;
   /** Not sent for want of our own configuration: no attempt spent. */
   held?: boolean;
+  /** A pull task handed back unhandled: no attempt spent, no wait. */
+  released?: boolean;
   retryAfterMs?: number;
 }
 
-/** Reads what the callback activity reported; a lost worker or an attempt timeout is retryable. */
-function describeFailure(err: unknown): AttemptFailure {
+/** Reads what the attempt reported; a lost worker, an expired lease or an attempt timeout is retryable. */
+function describeFailure(err: unknown, spec: TaskSpec): AttemptFailure {
   const cause = err instanceof ActivityFailure ? err.cause : err;
   if (cause instanceof ApplicationFailure) {
     const details = (cause.details?.[0] ?? {}) as CallbackFailureDetails;
@@ -177,10 +188,19 @@ function describeFailure(err: unknown): AttemptFailure {
     if (details.statusCode !== undefined) error.statusCode = details.statusCode;
     return {
       error,
-      retryable: cause.type !== CallbackFailureType.Permanent,
+      retryable:
+        cause.type !== CallbackFailureType.Permanent && cause.type !== CallbackFailureType.NackedPermanent,
       held: cause.type === CallbackFailureType.Held,
+      released: cause.type === CallbackFailureType.Released,
       retryAfterMs: details.retryAfterMs,
     };
+  }
+  if (spec.delivery && cause instanceof TimeoutFailure) {
+    const message =
+      cause.timeoutType === 'HEARTBEAT'
+        ? `lease expired: neither acked nor extended within ${spec.delivery.leaseSeconds} s`
+        : `lease held past its longest hold: ${cause.message}`;
+    return { error: { message }, retryable: true };
   }
   const message = cause instanceof Error ? cause.message : String(cause);
   return { error: { message: `callback attempt did not complete: ${message}` }, retryable: true };

@@ -9,8 +9,14 @@
  */
 import { proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
 import type { CallbackActivities } from '../activities/callback.js';
-import { ATTEMPT_TIMEOUT_MARGIN_MS } from '../shared/constants.js';
-import type { DeliveryEnvelope, DeliveryResult } from '../shared/delivery.js';
+import { ATTEMPT_TIMEOUT_MARGIN_MS, LEASE_MAX_HOLD_MS } from '../shared/constants.js';
+import {
+  PULL_ACTIVITY,
+  type DeliveryEnvelope,
+  type DeliveryResult,
+  type PullActivities,
+  type PullDelivery,
+} from '../shared/delivery.js';
 import type { TaskSpec } from '../shared/task.js';
 
 /** One attempt of a task's delivery: the envelope in, the target's result out, or a failure. */
@@ -21,7 +27,25 @@ export type DeliveryAttempt = (envelope: DeliveryEnvelope) => Promise<DeliveryRe
  * a callback as a local activity.
  */
 export function deliveryAttemptOf(spec: TaskSpec, v2: boolean): DeliveryAttempt {
+  if (spec.delivery?.mode === 'pull') return pullAttempt(spec, spec.delivery);
   return callbackAttempt(spec, v2);
+}
+
+/**
+ * A pull task: the attempt is an activity on the owner's pull queue, which no worker of ours polls;
+ * the API's lease route polls it for a consumer and completes or fails it on ack, nack or release.
+ * No schedule-to-start timeout: a due task waits until it is leased. The heartbeat timeout is the
+ * lease (`extend` heartbeats it); one that runs out is a failed attempt, retried with the backoff.
+ */
+function pullAttempt(spec: TaskSpec, delivery: PullDelivery): DeliveryAttempt {
+  return proxyActivities<PullActivities>({
+    taskQueue: spec.deliveryTaskQueue,
+    heartbeatTimeout: delivery.leaseSeconds * 1000,
+    startToCloseTimeout: LEASE_MAX_HOLD_MS,
+    retry: { maximumAttempts: 1 },
+    priority: { priorityKey: spec.priority },
+    summary: `pull queue ${delivery.queue}`,
+  })[PULL_ACTIVITY];
 }
 
 /** The HTTP callback: local on the type's queue (v2), or a regular activity on the callback queue. */
