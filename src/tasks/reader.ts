@@ -60,7 +60,8 @@ export class TaskReader {
 
   /** The task `taskId` of `owner` as the API shows it; another owner's answers 404 as an absent one. */
   async task(owner: string, taskId: string): Promise<Task> {
-    return toTask(await this.state(owner, taskId));
+    const state = await this.state(owner, taskId);
+    return toTask(state, await this.lease(state));
   }
 
   /**
