@@ -5,6 +5,7 @@
  */
 import type { WorkflowStartOptions } from '@temporalio/client';
 import { SEARCH_ATTRIBUTES } from '../shared/constants.js';
+import { brokerDestination } from '../shared/delivery.js';
 import { workflowIdOf } from '../shared/owner.js';
 import type { TaskSpec } from '../shared/task.js';
 import type { delayedTask } from '../workflows/delayed-task.js';
@@ -50,5 +51,7 @@ export function taskStartOptions(
 
 /** Where a task goes, in words: `POST <url>` or `pull queue <queue>`. */
 export function deliveryLabel(spec: Pick<TaskSpec, 'callbackUrl' | 'delivery'>): string {
+  if (spec.delivery?.mode === 'broker')
+    return `${spec.delivery.kind} ${spec.delivery.broker}/${brokerDestination(spec.delivery)}`;
   return spec.delivery ? `pull queue ${spec.delivery.queue}` : `POST ${spec.callbackUrl}`;
 }
