@@ -192,6 +192,15 @@ export function taskPage(
     ['Due (executeAt)', task.executeAt],
     ['Created', task.createdAt],
     ['Callback URL', task.callbackUrl],
+    // A broker task: the declared broker and its destination; its last error is the broker's.
+    ...(task.delivery?.mode === 'broker'
+      ? ([
+          [
+            'Target',
+            `${task.delivery.kind} ${task.delivery.broker} → ${task.delivery.stream ?? task.delivery.exchange ?? task.delivery.topic ?? ''}`,
+          ],
+        ] as [string, unknown][])
+      : []),
     ['Payload version', task.payloadVersion],
     ['Max retries', task.maxRetries],
     ['Timeout', `${task.timeoutMs} ms`],
