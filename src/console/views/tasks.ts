@@ -191,16 +191,25 @@ export function taskPage(
     ['Status', task.status],
     ['Due (executeAt)', task.executeAt],
     ['Created', task.createdAt],
-    ['Callback URL', task.callbackUrl],
-    // A broker task: the declared broker and its destination; its last error is the broker's.
-    ...(task.delivery?.mode === 'broker'
+    ...(task.delivery?.mode === 'pull'
       ? ([
+          ['Delivery', `pull queue ${task.delivery.queue}, lease ${task.delivery.leaseSeconds} s`],
           [
-            'Target',
-            `${task.delivery.kind} ${task.delivery.broker} → ${task.delivery.stream ?? task.delivery.exchange ?? task.delivery.topic ?? ''}`,
+            'Lease',
+            task.lease
+              ? `held by ${task.lease.workerIdentity ?? 'a worker'} until ${task.lease.expiresAt}`
+              : 'none held',
           ],
-        ] as [string, unknown][])
-      : []),
+        ] satisfies [string, unknown][])
+      : task.delivery?.mode === 'broker'
+        ? // A broker task: the declared broker and its destination; its last error is the broker's.
+          ([
+            [
+              'Target',
+              `${task.delivery.kind} ${task.delivery.broker} → ${task.delivery.stream ?? task.delivery.exchange ?? task.delivery.topic ?? ''}`,
+            ],
+          ] satisfies [string, unknown][])
+        : ([['Callback URL', task.callbackUrl]] satisfies [string, unknown][])),
     ['Payload version', task.payloadVersion],
     ['Max retries', task.maxRetries],
     ['Timeout', `${task.timeoutMs} ms`],
