@@ -204,6 +204,10 @@ stop_server() {
     ((waited++ < 300)) || fail "$name (pid $pid) did not stop in 30 s"
     sleep 0.1
   done
+  # RabbitMQ's node started Erlang's port mapper (epmd); stop it once no node is registered with it.
+  if [[ "$kind" == rabbitmq ]] && ! ERL_EPMD_ADDRESS=127.0.0.1 epmd -names 2>/dev/null | grep -q '^name '; then
+    epmd -kill >/dev/null 2>&1 || true
+  fi
 }
 
 # --- common ---------------------------------------------------------------------------------------
