@@ -2,7 +2,14 @@
 # Starts a real server for the tests on this machine and prints its URL, one line:
 #   scripts/local-server.sh redis       redis://127.0.0.1:PORT
 #   scripts/local-server.sh postgres    postgres://postgres@127.0.0.1:PORT/postgres  (trust on loopback)
-#   scripts/local-server.sh stop NAME   stops it (nothing to do when it is not running)
+#   scripts/local-server.sh rabbitmq    amqp://guest:guest@127.0.0.1:PORT  (Debian's rabbitmq-server: its
+#                                       own node name, Erlang cookie, data dir; epmd on loopback)
+#   scripts/local-server.sh kafka       kafka://127.0.0.1:PORT  (KRaft, one node, from Kafka's jars on
+#                                       Maven Central, fetched once into .tools/kafka-VERSION/)
+#   scripts/local-server.sh stop NAME   stops it (nothing to do when it is not running); a restart
+#                                       takes the same port again when it is still free
+#   scripts/local-server.sh redis@down  a second server of the same kind (own data dir and port): a
+#                                       test that stops and restarts a server uses its own instance
 #
 # The server listens on 127.0.0.1 at a free port, keeps its data under .data/servers/NAME/ and is
 # reused while it runs (idempotent, keyed by .data/servers/NAME/pid; the port is in .../port). When
@@ -15,7 +22,7 @@
 set -euo pipefail
 
 usage() {
-  echo "usage: scripts/local-server.sh [stop] redis|postgres" >&2
+  echo "usage: scripts/local-server.sh [stop] redis|postgres|rabbitmq|kafka[@INSTANCE]" >&2
   exit 2
 }
 
@@ -26,7 +33,10 @@ if [[ "${1:-}" == stop ]]; then
 fi
 [[ $# -eq 1 ]] || usage
 name="$1"
-case "$name" in redis | postgres) ;; *) usage ;; esac
+# NAME is KIND or KIND@INSTANCE: each instance its own server, data dir and port.
+kind="${name%%@*}"
+case "$kind" in redis | postgres | rabbitmq | kafka) ;; *) usage ;; esac
+[[ "$name" =~ ^[a-z]+(@[A-Za-z0-9_-]+)?$ ]] || usage
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 dir="$root/.data/servers/$name"
@@ -38,9 +48,11 @@ log="$dir/server.log"
 
 # The Debian package that brings the server's binaries.
 package() {
-  case "$name" in
+  case "$kind" in
     redis) echo redis-server ;;
     postgres) echo postgresql ;;
+    rabbitmq) echo rabbitmq-server ;;
+    kafka) echo "openjdk-17-jre-headless maven" ;;
   esac
 }
 
@@ -55,30 +67,36 @@ pg_bin() {
 }
 
 binaries_present() {
-  case "$name" in
+  case "$kind" in
     redis) command -v redis-server >/dev/null 2>&1 && command -v redis-cli >/dev/null 2>&1 ;;
     postgres) [[ -n "$(pg_bin)" && -x "$(pg_bin)/initdb" && -x "$(pg_bin)/pg_ctl" ]] ;;
+    rabbitmq) [[ -x /usr/lib/rabbitmq/bin/rabbitmq-server ]] ;;
+    kafka) command -v java >/dev/null 2>&1 && command -v mvn >/dev/null 2>&1 ;;
   esac
 }
 
 url() {
-  case "$name" in
+  case "$kind" in
     redis) echo "redis://127.0.0.1:$1" ;;
     postgres) echo "postgres://postgres@127.0.0.1:$1/postgres" ;;
+    rabbitmq) echo "amqp://guest:guest@127.0.0.1:$1" ;;
+    kafka) echo "kafka://127.0.0.1:$1" ;;
   esac
 }
 
 # answers PORT: the server on PORT takes requests.
 answers() {
-  case "$name" in
+  case "$kind" in
     redis) redis-cli -h 127.0.0.1 -p "$1" ping ;;
     postgres) "$(pg_bin)/pg_isready" -q -h 127.0.0.1 -p "$1" ;;
+    # The listener opens once the node has booted; for Kafka, once the broker has joined its quorum.
+    rabbitmq | kafka) tcp_open "$1" ;;
   esac
 }
 
 # as_owner CMD...: runs CMD as the user that owns the server's data (postgres, when we are root).
 as_owner() {
-  if [[ "$name" == postgres && $(id -u) == 0 ]]; then
+  if [[ "$kind" == postgres && $(id -u) == 0 ]]; then
     runuser -u postgres -- "$@"
   else
     "$@"
@@ -88,13 +106,66 @@ as_owner() {
 # start_server PORT: starts the server in the background, waits until it answers, and writes its pid.
 start_server() {
   local port="$1"
-  case "$name" in
+  case "$kind" in
     redis)
       # No snapshots, no append-only file: a test server that starts empty each time.
       redis-server --bind 127.0.0.1 --port "$port" --dir "$dir" --save '' --appendonly no \
         --daemonize yes --pidfile "$dir/redis.pid" --logfile "$log" >/dev/null
       wait_until answers "$port"
       cp "$dir/redis.pid" "$pid_file"
+      ;;
+    rabbitmq)
+      mkdir -p "$dir/home" "$dir/mnesia" "$dir/log"
+      # The Erlang cookie of this node only, owner-readable (Erlang refuses any other mode); the CLI
+      # tools reach the node with HOME=$dir/home.
+      if [[ ! -s "$dir/home/.erlang.cookie" ]]; then
+        python3 -c 'import secrets; print(secrets.token_hex(20), end="")' >"$dir/home/.erlang.cookie"
+      fi
+      chmod 600 "$dir/home/.erlang.cookie"
+      echo '[].' >"$dir/enabled_plugins"
+      rm -f "$dir/rabbit.pid"
+      HOME="$dir/home" ERL_EPMD_ADDRESS=127.0.0.1 \
+        RABBITMQ_NODENAME="rabbit-${name//@/-}@localhost" RABBITMQ_NODE_IP_ADDRESS=127.0.0.1 \
+        RABBITMQ_NODE_PORT="$port" RABBITMQ_DIST_PORT="$(free_port)" \
+        RABBITMQ_MNESIA_BASE="$dir/mnesia" RABBITMQ_LOG_BASE="$dir/log" RABBITMQ_PID_FILE="$dir/rabbit.pid" \
+        RABBITMQ_ENABLED_PLUGINS_FILE="$dir/enabled_plugins" RABBITMQ_CONFIG_FILE="$dir/rabbitmq" \
+        RABBITMQ_SERVER_ADDITIONAL_ERL_ARGS="-kernel inet_dist_use_interface {127,0,0,1}" \
+        nohup /usr/lib/rabbitmq/bin/rabbitmq-server >"$log" 2>&1 &
+      local started=$!
+      wait_until answers "$port" 120
+      if [[ -s "$dir/rabbit.pid" ]]; then cp "$dir/rabbit.pid" "$pid_file"; else echo "$started" >"$pid_file"; fi
+      ;;
+    kafka)
+      local libs cport
+      libs="$(kafka_libs)"
+      cport="$(free_port)"
+      mkdir -p "$dir/logs"
+      cat >"$dir/server.properties" <<PROPERTIES
+process.roles=broker,controller
+node.id=1
+controller.quorum.voters=1@127.0.0.1:$cport
+listeners=PLAINTEXT://127.0.0.1:$port,CONTROLLER://127.0.0.1:$cport
+advertised.listeners=PLAINTEXT://127.0.0.1:$port
+controller.listener.names=CONTROLLER
+listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT
+inter.broker.listener.name=PLAINTEXT
+log.dirs=$dir/logs
+num.partitions=1
+offsets.topic.replication.factor=1
+transaction.state.log.replication.factor=1
+transaction.state.log.min.isr=1
+share.coordinator.state.topic.replication.factor=1
+share.coordinator.state.topic.min.isr=1
+group.initial.rebalance.delay.ms=0
+auto.create.topics.enable=true
+PROPERTIES
+      # A fresh log each start: the controller's port is new, so is the quorum.
+      rm -rf "$dir/logs"
+      java -cp "$libs/*" kafka.tools.StorageTool format -t "$(java -cp "$libs/*" kafka.tools.StorageTool random-uuid)" \
+        -c "$dir/server.properties" >"$dir/format.log" 2>&1 || fail "storage format failed, see $dir/format.log"
+      nohup java -Xmx512m -cp "$libs/*" kafka.Kafka "$dir/server.properties" >"$log" 2>&1 &
+      echo $! >"$pid_file"
+      wait_until answers "$port" 120
       ;;
     postgres)
       local bin data="$dir/data"
@@ -124,7 +195,7 @@ start_server() {
 
 stop_server() {
   local pid="$1"
-  case "$name" in
+  case "$kind" in
     postgres) as_owner "$(pg_bin)/pg_ctl" -D "$dir/data" -m fast -w stop >/dev/null ;;
     *) kill "$pid" 2>/dev/null || true ;;
   esac
@@ -133,6 +204,10 @@ stop_server() {
     ((waited++ < 300)) || fail "$name (pid $pid) did not stop in 30 s"
     sleep 0.1
   done
+  # RabbitMQ's node started Erlang's port mapper (epmd); stop it once no node is registered with it.
+  if [[ "$kind" == rabbitmq ]] && ! ERL_EPMD_ADDRESS=127.0.0.1 epmd -names 2>/dev/null | grep -q '^name '; then
+    epmd -kill >/dev/null 2>&1 || true
+  fi
 }
 
 # --- common ---------------------------------------------------------------------------------------
@@ -142,11 +217,11 @@ fail() {
   exit 1
 }
 
-# wait_until CMD...: polls CMD for up to 30 s.
+# wait_until CMD PORT [SECONDS]: polls CMD PORT for up to SECONDS (30).
 wait_until() {
-  local tries=0
-  until "$@" >/dev/null 2>&1; do
-    ((tries++ < 300)) || fail "did not answer in 30 s, see $log"
+  local tries=0 limit=$((${3:-30} * 10))
+  until "$1" "$2" >/dev/null 2>&1; do
+    ((tries++ < limit)) || fail "did not answer in ${3:-30} s, see $log"
     sleep 0.1
   done
 }
@@ -168,6 +243,41 @@ free_port() {
   python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'
 }
 
+# tcp_open PORT: something accepts connections on 127.0.0.1:PORT.
+tcp_open() {
+  python3 -c 'import socket, sys; socket.create_connection(("127.0.0.1", int(sys.argv[1])), 1).close()' "$1"
+}
+
+# Kafka's jars, from Maven Central through Maven, once, into .tools/kafka-VERSION/libs.
+KAFKA_VERSION=4.1.1
+LOG4J_VERSION=2.24.3
+kafka_libs() {
+  local home="$root/.tools/kafka-$KAFKA_VERSION"
+  if [[ ! -f "$home/libs/.complete" ]]; then
+    mkdir -p "$home"
+    cat >"$home/pom.xml" <<POM
+<project xmlns="http://maven.apache.org/POM/4.0.0">
+  <modelVersion>4.0.0</modelVersion>
+  <groupId>local</groupId><artifactId>kafka-server</artifactId><version>1</version>
+  <dependencies>
+    <dependency><groupId>org.apache.kafka</groupId><artifactId>kafka_2.13</artifactId><version>$KAFKA_VERSION</version></dependency>
+    <dependency><groupId>org.apache.logging.log4j</groupId><artifactId>log4j-core</artifactId><version>$LOG4J_VERSION</version></dependency>
+    <dependency><groupId>org.apache.logging.log4j</groupId><artifactId>log4j-slf4j2-impl</artifactId><version>$LOG4J_VERSION</version></dependency>
+  </dependencies>
+</project>
+POM
+    echo "local-server: kafka: fetching Kafka $KAFKA_VERSION's jars through Maven (first run only)..." >&2
+    (cd "$home" && mvn -q -B dependency:copy-dependencies -DoutputDirectory=libs >&2) || fail "mvn could not fetch Kafka's jars"
+    touch "$home/libs/.complete"
+  fi
+  echo "$home/libs"
+}
+
+# port_free PORT: nothing listens on 127.0.0.1:PORT.
+port_free() {
+  python3 -c 'import socket, sys; s = socket.socket(); s.bind(("127.0.0.1", int(sys.argv[1]))); s.close()' "$1" 2>/dev/null
+}
+
 install_package() {
   binaries_present && return
   local pkg
@@ -179,7 +289,7 @@ install_package() {
   apt-get update -qq >&2
   # The package's own service may try to start and fail without an init system; its binaries are
   # what we need.
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$pkg" >&2 ||
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $pkg >&2 ||
     binaries_present || fail "apt-get install $pkg failed"
   binaries_present || fail "Debian's $pkg did not bring the binaries this script runs"
 }
@@ -194,7 +304,8 @@ if [[ "$action" == stop ]]; then
     stop_server "$pid" 9>&-
     echo "local-server: $name stopped" >&2
   fi
-  rm -f "$pid_file" "$port_file"
+  # The port file stays: a restart takes the same port when it is still free (a declared URL holds).
+  rm -f "$pid_file"
   exit 0
 fi
 
@@ -203,8 +314,10 @@ if running_pid >/dev/null; then
   exit 0
 fi
 install_package
-rm -f "$pid_file" "$port_file"
-port="$(free_port)"
+rm -f "$pid_file"
+port=""
+if [[ -f "$port_file" ]] && port_free "$(cat "$port_file")"; then port="$(cat "$port_file")"; fi
+[[ -n "$port" ]] || port="$(free_port)"
 # The server must not inherit the lock's descriptor (a daemon would hold the lock for its lifetime).
 start_server "$port" 9>&-
 echo "$port" >"$port_file"

@@ -43,6 +43,12 @@ report=.data/test-report.json
 # A report left by an earlier run must not stand in for this one.
 rm -f "$report"
 status=0
+# The broker tests (test/integration/broker-*.test.ts) start Redis, RabbitMQ and Kafka through
+# scripts/local-server.sh, installing them when missing; stop what they left running when we are done.
+stop_brokers() {
+  for server in rabbitmq kafka redis@broker-down; do scripts/local-server.sh stop "$server" || true; done
+}
+trap stop_brokers EXIT
 vitest_started=$SECONDS
 npx vitest run --reporter=default --reporter=json --outputFile.json="$report" "$@" || status=$?
 vitest_took=$((SECONDS - vitest_started))

@@ -19,7 +19,7 @@ export function checkPullAccess(access: TaskAccess, spec: { taskType: string; de
   if (types && !types.some((pattern) => taskTypeMatches(spec.taskType, pattern))) {
     throw permissionDenied('taskType', `${spec.taskType} is not among this key's task types`);
   }
-  const queue = spec.delivery?.queue;
+  const queue = spec.delivery?.mode === 'pull' ? spec.delivery.queue : undefined;
   if (types && queue !== undefined && !types.some((pattern) => taskTypeMatches(queue, pattern))) {
     throw permissionDenied('delivery.queue', `${queue} is not among this key's task types`);
   }

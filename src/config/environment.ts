@@ -9,6 +9,7 @@ import { parseAllowCidr, parseCidr } from '../security/address-rules.js';
 import { isWebhookSecret } from '../security/webhook-signature.js';
 import { DEFAULT_TASK_QUEUE } from '../shared/task-queues.js';
 import { EnvReader, type Env } from './env-reader.js';
+import { BrokerConfigError, readBrokersFile, type BrokerDeclarations } from './brokers.js';
 import { readTracing, type TracingConfig } from './tracing.js';
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
@@ -228,6 +229,8 @@ export interface Config {
   };
   /** OpenTelemetry traces from the standard `OTEL_*` variables (src/observability/tracing.ts). */
   tracing: TracingConfig;
+  /** Brokers tasks may publish to, by name (BROKERS_FILE; docs/brokers.md). Empty when unset. */
+  brokers: BrokerDeclarations;
 }
 
 const RETIRED: Readonly<Record<string, string>> = {
@@ -421,6 +424,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
       corsOrigins: read.list('CODEC_CORS_ORIGINS', isOrigin, 'an origin such as http://localhost:8233'),
     },
     tracing: readTracing(read, problems),
+    brokers: readBrokers(read.optionalString('BROKERS_FILE'), env, problems),
   };
   if (config.http.headersTimeoutMs > config.http.requestTimeoutMs) {
     problems.push(
@@ -478,4 +482,15 @@ function deepFreeze<T>(value: T): Readonly<T> {
     Object.freeze(value);
   }
   return value;
+}
+
+/** The broker declarations of BROKERS_FILE; a problem, and none, when the file is unreadable or invalid. */
+function readBrokers(path: string | undefined, env: Env, problems: string[]): BrokerDeclarations {
+  try {
+    return readBrokersFile(path, env);
+  } catch (err) {
+    if (!(err instanceof BrokerConfigError)) throw err;
+    problems.push(err.message);
+    return new Map();
+  }
 }

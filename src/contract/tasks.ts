@@ -87,8 +87,57 @@ const PullQueueSchema = Type.String({
   examples: ['orders'],
 });
 
+const DestinationSchema = (description: string) =>
+  Type.String({ minLength: 1, maxLength: 255, pattern: '^[A-Za-z0-9._:/-]+$', description });
+
+/** Broker delivery's fields (docs/brokers.md): the destination fields are the declared broker kind's. */
+const brokerFields = {
+  mode: Type.Literal('broker'),
+  broker: Type.String({
+    minLength: 1,
+    maxLength: 63,
+    description: 'A broker the operator declared (BROKERS_FILE)',
+  }),
+  stream: Type.Optional(DestinationSchema('Redis Streams: the stream')),
+  maxLen: Type.Optional(Type.Integer({ minimum: 1, description: 'Redis Streams: XADD MAXLEN ~ this' })),
+  exchange: Type.Optional(
+    Type.String({
+      maxLength: 255,
+      pattern: '^[A-Za-z0-9._:/-]*$',
+      description: "RabbitMQ: the exchange ('' the default)",
+    }),
+  ),
+  routingKey: Type.Optional(
+    Type.String({ maxLength: 255, description: 'RabbitMQ: the routing key (default: the task type)' }),
+  ),
+  topic: Type.Optional(DestinationSchema('Kafka: the topic')),
+  key: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 255,
+      description: "Kafka: the payload field keying the message (default: the task's idempotency key)",
+    }),
+  ),
+};
+
+/** A create's broker delivery. */
+export const BrokerDeliveryRequestSchema = Type.Object(brokerFields, {
+  additionalProperties: false,
+  description:
+    'Broker delivery: when due, the envelope is published to a declared broker; done when it confirmed the write',
+});
+
+/** A task's broker delivery as its view shows it. */
+export const BrokerDeliverySchema = Type.Object(
+  {
+    ...brokerFields,
+    kind: Type.Union([Type.Literal('redis-streams'), Type.Literal('rabbitmq'), Type.Literal('kafka')]),
+  },
+  { description: 'Broker delivery' },
+);
+
 /** A create's delivery: pull (docs/workers.md); absent, the task is called back at `callbackUrl`. */
-export const DeliveryRequestSchema = Type.Object(
+export const PullDeliveryRequestSchema = Type.Object(
   {
     mode: Type.Literal('pull'),
     queue: Type.Optional(PullQueueSchema),
@@ -106,10 +155,11 @@ export const DeliveryRequestSchema = Type.Object(
       'Pull delivery: when due, the task waits on the pull queue (default: its task type) until a worker leases it (POST /api/v1/leases)',
   },
 );
+export const DeliveryRequestSchema = Type.Union([PullDeliveryRequestSchema, BrokerDeliveryRequestSchema]);
 export type DeliveryRequest = Static<typeof DeliveryRequestSchema>;
 
 /** A task's delivery as its view shows it, defaults applied. */
-export const DeliverySchema = Type.Object(
+export const PullDeliverySchema = Type.Object(
   {
     mode: Type.Literal('pull'),
     queue: PullQueueSchema,
@@ -117,6 +167,7 @@ export const DeliverySchema = Type.Object(
   },
   { description: 'Pull delivery; absent for a task called back at its callbackUrl' },
 );
+export const DeliverySchema = Type.Union([PullDeliverySchema, BrokerDeliverySchema]);
 
 /** A pull task's lease while a worker holds it (from Temporal's pending activity). */
 export const LeaseViewSchema = Type.Object(
@@ -300,7 +351,9 @@ export const TaskSummarySchema = Type.Object({
   createdAt: Type.Union([TimestampSchema, Type.Null()]),
   callbackUrl: Type.Union([Type.String(), Type.Null()], { description: 'Null for a pull task' }),
   deliveryMode: Type.Optional(
-    Type.Literal('pull', { description: 'A pull task; absent for a task called back at its callbackUrl' }),
+    Type.Union([Type.Literal('pull'), Type.Literal('broker')], {
+      description: 'A pull or broker task; absent for a task called back at its callbackUrl',
+    }),
   ),
   priority: Type.Union([Type.Integer(), Type.Null()]),
   attempts: Type.Integer(),

@@ -16,11 +16,43 @@ export interface PullDelivery {
   leaseSeconds: number;
 }
 
+/** Kinds of broker an operator can declare (src/config/brokers.ts); one publisher module each. */
+export const BROKER_KINDS = ['redis-streams', 'rabbitmq', 'kafka'] as const;
+export type BrokerKind = (typeof BROKER_KINDS)[number];
+
 /**
- * A delivery target other than the HTTP callback. One member per target; a broker target joins the
- * union as `{ mode: 'broker', broker, ... }` with its module in src/workflows/delivery.ts.
+ * A broker task (docs/brokers.md): when due, its envelope is published to a destination of a broker
+ * the operator declared for the task's owner; the attempt succeeds when the broker confirmed the write.
+ * The destination fields are the broker kind's: `stream` (and `maxLen`) for Redis Streams, `exchange`
+ * and `routingKey` for RabbitMQ, `topic` (and `key`) for Kafka.
  */
-export type Delivery = PullDelivery;
+export interface BrokerDelivery {
+  mode: 'broker';
+  /** The declared broker's name (never a host: connections are configuration). */
+  broker: string;
+  /** The broker's kind at create, for views and the attempt's summary; the worker reads its own declaration. */
+  kind: BrokerKind;
+  /** Redis Streams: the stream XADD writes to. */
+  stream?: string;
+  /** Redis Streams: `MAXLEN ~ maxLen` on each XADD. */
+  maxLen?: number;
+  /** RabbitMQ: the exchange published to (`''` is the default exchange). */
+  exchange?: string;
+  /** RabbitMQ: the routing key; the task type when absent. */
+  routingKey?: string;
+  /** Kafka: the topic. */
+  topic?: string;
+  /** Kafka: the payload field whose value is the message key; the idempotency key when absent. */
+  key?: string;
+}
+
+/** A delivery target other than the HTTP callback. One member per target, its module in src/workflows/delivery.ts. */
+export type Delivery = PullDelivery | BrokerDelivery;
+
+/** The destination a broker task names: its stream, exchange or topic. */
+export function brokerDestination(delivery: BrokerDelivery): string {
+  return delivery.stream ?? delivery.exchange ?? delivery.topic ?? '';
+}
 export type DeliveryMode = Delivery['mode'] | 'callback';
 
 /** The target of a task: `callback` when its spec names none. */
@@ -70,4 +102,20 @@ export const PULL_ACTIVITY = 'awaitLease';
 /** The pull attempt as the workflow calls it (the activity has no implementation of ours). */
 export interface PullActivities {
   [PULL_ACTIVITY]: (envelope: DeliveryEnvelope) => Promise<DeliveryResult>;
+}
+
+/**
+ * Activity type of a broker task's attempt: one publish, confirmed by the broker. Never rename it:
+ * tasks due later carry it.
+ */
+export const BROKER_ACTIVITY = 'publishToBroker';
+
+/** What a broker attempt receives: the envelope and the task's broker target. */
+export interface BrokerPublishInput extends DeliveryEnvelope {
+  delivery: BrokerDelivery;
+}
+
+/** The broker attempt as the workflow calls it (src/activities/brokers/publish.ts implements it). */
+export interface BrokerActivities {
+  [BROKER_ACTIVITY]: (input: BrokerPublishInput) => Promise<DeliveryResult>;
 }

@@ -98,6 +98,7 @@ export class TaskCommands {
       newTaskId: randomUUID,
       guard: this.guard,
       leases: this.options.config.leases,
+      brokers: this.options.config.brokers,
       pullTaskQueue: (queue) => pullQueue(this.taskQueue, access.owner, queue),
     });
     if (target) {
@@ -241,7 +242,7 @@ export class TaskCommands {
           ? previous.maxRetries
           : capped('maxRetries', body.maxRetries, policy.maxRetries),
       callbackTaskQueue,
-      ...(previous.delivery && {
+      ...(previous.delivery?.mode === 'pull' && {
         deliveryTaskQueue: pullQueue(this.taskQueue, access.owner, previous.delivery.queue),
       }),
       retryPolicy: policy.retry,

@@ -4,7 +4,9 @@
  */
 import type { Config } from '../config/environment.js';
 import type { TaskTypePolicy } from '../task-types/policies.js';
+import type { BrokerDeclarations } from '../config/brokers.js';
 import type { PullDelivery } from '../shared/delivery.js';
+import { checkBrokerDelivery } from './broker-target.js';
 import { LEASE_SECONDS_DEFAULT, PAYLOAD_VERSION_DEFAULT, PRIORITY } from '../shared/limits.js';
 import { idempotencyKeyOf } from '../shared/owner.js';
 import { hasOccurrenceForm } from '../shared/schedule.js';
@@ -228,7 +230,7 @@ export function checkDelivery(
   bounds: LeaseBounds = DEFAULT_LEASE_BOUNDS,
 ): PullDelivery | undefined {
   const { delivery } = body;
-  if (delivery === undefined) return undefined;
+  if (delivery?.mode !== 'pull') return undefined;
   if (body.callbackUrl !== undefined) {
     throw new ApiError(ErrorCode.InvalidArgument, 'give either callbackUrl or delivery, not both', [
       { field: 'delivery', reason: 'cannot be combined with callbackUrl' },
@@ -268,6 +270,8 @@ export interface CreateContext {
   leases?: LeaseBounds;
   /** The Temporal queue of one of the owner's pull queues (`pullQueue` in src/shared/task-queues.ts). */
   pullTaskQueue?: (queue: string) => string;
+  /** Brokers a broker task may name (BROKERS_FILE); none when absent. */
+  brokers?: BrokerDeclarations;
 }
 
 /** The workflow input of a create request, and the fingerprint that makes creates idempotent. */
@@ -288,7 +292,10 @@ export function buildTaskSpec(
   const executeAtMs = resolveWhen(body, ctx.now, ctx.limits);
   const maxRetries = capped('maxRetries', body.maxRetries, ctx.policy.maxRetries);
   const timeoutMs = capped('timeoutMs', body.timeoutMs, ctx.policy.timeoutMs);
-  const delivery = checkDelivery(body, ctx.policy, ctx.leases);
+  const delivery =
+    body.delivery?.mode === 'broker'
+      ? checkBrokerDelivery(body, body.delivery, ctx.owner, ctx.brokers ?? new Map())
+      : checkDelivery(body, ctx.policy, ctx.leases);
   // Last: the only check that leaves this module (the SSRF rules).
   const target = delivery ? undefined : checkCallbackUrl(body.callbackUrl, ctx.policy, ctx.guard);
   const spec: TaskSpec = {
@@ -306,7 +313,7 @@ export function buildTaskSpec(
     priority: body.priority ?? PRIORITY.default,
     createdAt: new Date(ctx.now).toISOString(),
     callbackTaskQueue: ctx.callbackTaskQueue,
-    ...(delivery && {
+    ...(delivery?.mode === 'pull' && {
       deliveryTaskQueue: (ctx.pullTaskQueue ?? ((queue) => pullQueue(DEFAULT_TASK_QUEUE, ctx.owner, queue)))(
         delivery.queue,
       ),

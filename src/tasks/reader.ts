@@ -69,7 +69,7 @@ export class TaskReader {
    * (the workflow keeps no lease state); undefined for any other task or when none is held.
    */
   async lease(state: TaskState): Promise<{ expiresAt: string; workerIdentity: string | null } | undefined> {
-    if (!state.delivery || state.status !== 'RUNNING') return undefined;
+    if (state.delivery?.mode !== 'pull' || state.status !== 'RUNNING') return undefined;
     const handle = this.temporal.client.workflow.getHandle(workflowIdOf(ownerOf(state), state.taskId));
     const description = await this.temporal
       .call(() => handle.describe(), state.taskId)

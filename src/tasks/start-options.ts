@@ -6,6 +6,7 @@
  */
 import type { WorkflowStartOptions } from '@temporalio/client';
 import { SEARCH_ATTRIBUTES } from '../shared/constants.js';
+import { brokerDestination } from '../shared/delivery.js';
 import { workflowIdOf } from '../shared/owner.js';
 import type { TaskSpec } from '../shared/task.js';
 import type { delayedTask } from '../workflows/delayed-task.js';
@@ -37,8 +38,10 @@ export function taskSummaryLine(spec: TaskSpec): string {
   return `${spec.taskType} → ${deliveryLabel(spec)}`;
 }
 
-/** Where a task goes, in words: `POST <url>` or `pull queue <queue>`. */
+/** Where a task goes, in words: `POST <url>`, `pull queue <queue>` or `<kind> <broker>/<destination>`. */
 export function deliveryLabel(spec: Pick<TaskSpec, 'callbackUrl' | 'delivery'>): string {
+  if (spec.delivery?.mode === 'broker')
+    return `${spec.delivery.kind} ${spec.delivery.broker}/${brokerDestination(spec.delivery)}`;
   return spec.delivery ? `pull queue ${spec.delivery.queue}` : `POST ${spec.callbackUrl}`;
 }
 

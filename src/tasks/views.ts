@@ -79,6 +79,7 @@ export function toTaskSummary(execution: temporal.api.workflow.v1.IWorkflowExecu
     createdAt: text(decode(memo.createdAt)),
     callbackUrl: text(decode(memo.callbackUrl)),
     ...(decode(memo.deliveryMode) === 'pull' && { deliveryMode: 'pull' as const }),
+    ...(decode(memo.deliveryMode) === 'broker' && { deliveryMode: 'broker' as const }),
     priority: typeof priority === 'number' ? priority : null,
     attempts: typeof attempts === 'number' ? attempts : 0,
     lastError: (decode(memo.lastError) as TaskError | null | undefined) ?? null,

@@ -16,6 +16,7 @@ import { WorkerMetrics } from './metrics.js';
 import { workerReadiness } from './readiness.js';
 import { WorkerShutdown } from './shutdown.js';
 import { callbackDepsFromConfig, createTaskWorkers, runWorkers } from './workers.js';
+import { BrokerPool } from '../activities/brokers/pool.js';
 import { startTracing } from '../observability/tracing.js';
 
 const config = loadConfig();
@@ -60,6 +61,8 @@ const shutdown = new WorkerShutdown({ graceMs: config.shutdown.graceMs, logger }
 // OTEL_* set: workflow, activity and callback spans (nothing of OpenTelemetry is loaded otherwise).
 const tracing = await startTracing(config.tracing, 'worker');
 const connection = await NativeConnection.connect(connectionOptions(config.temporal));
+// One connection per declared broker, opened on first use (BROKERS_FILE; docs/brokers.md).
+const brokerPool = new BrokerPool(config.brokers);
 const workers = await createTaskWorkers({
   connection,
   namespace: config.temporal.namespace,
@@ -72,6 +75,7 @@ const workers = await createTaskWorkers({
   callbackDeps: { ...callbackDeps, stopping: shutdown.graceOver },
   dataConverter: createDataConverter(keyring),
   tracing,
+  brokerPool,
 });
 
 const http = await startWorkerHttp({
@@ -122,6 +126,8 @@ try {
   process.exitCode = 1;
 } finally {
   http.close();
+  // The workers have drained: publishes still in flight finish, then the broker connections close.
+  await brokerPool.close();
   await connection.close();
   await tracing?.shutdown();
 }

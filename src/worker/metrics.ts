@@ -2,6 +2,7 @@
  * The worker process's own metrics; the Temporal SDK's worker metrics are appended on scrape.
  */
 import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { BrokerObserver } from '../activities/brokers/publish.js';
 import type { CallbackObserver } from '../activities/callback.js';
 import { BoundedLabel } from '../observability/labels.js';
 import type { TaskStatus } from '../shared/task.js';
@@ -59,6 +60,28 @@ export class WorkerMetrics {
     buckets: LAG_BUCKETS,
     registers: [this.registry],
   });
+
+  private readonly brokerPublishes = new Counter({
+    name: 'delayed_tasks_broker_publishes_total',
+    help: 'Broker publishes by declared broker, kind and outcome (published: confirmed by the broker; failed: retried with the backoff; held: not sent for want of our own configuration)',
+    labelNames: ['broker', 'kind', 'outcome'],
+    registers: [this.registry],
+  });
+  private readonly brokerLatency = new Histogram({
+    name: 'delayed_tasks_broker_publish_seconds',
+    help: "One broker publish, from the attempt's start to the broker's confirm (or the failure)",
+    labelNames: ['broker', 'kind'],
+    buckets: DURATION_BUCKETS,
+    registers: [this.registry],
+  });
+
+  /** Declared brokers are the operator's, a bounded set: labelled by name. */
+  readonly brokerObserver: BrokerObserver = {
+    published: (broker, kind, outcome, seconds) => {
+      this.brokerPublishes.inc({ broker, kind, outcome });
+      this.brokerLatency.observe({ broker, kind }, seconds);
+    },
+  };
 
   constructor() {
     collectDefaultMetrics({ register: this.registry });

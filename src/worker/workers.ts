@@ -16,6 +16,8 @@ import {
   type WorkflowBundleOption,
   type WorkflowBundleWithSourceMap,
 } from '@temporalio/worker';
+import { BrokerPool } from '../activities/brokers/pool.js';
+import { createBrokerActivities } from '../activities/brokers/publish.js';
 import { createActivities, type CallbackDeps } from '../activities/callback.js';
 import { WORKER_DEFAULTS, type Config } from '../config/environment.js';
 import { CallbackGuard } from '../security/callback-guard.js';
@@ -51,6 +53,11 @@ export interface TaskWorkersOptions {
   callbackDeps?: Omit<CallbackDeps, 'observer'>;
   /** OpenTelemetry (src/observability/tracing.ts): interceptors, the workflow span sink, the callback span. */
   tracing?: Tracing;
+  /**
+   * The process's broker connections, one per declared broker (src/activities/brokers/pool.ts); the
+   * caller closes it after the workers stopped. None: broker tasks are held (no broker declared).
+   */
+  brokerPool?: BrokerPool;
 }
 
 /** The callback activities' SSRF guard, signing secrets and response cap, from configuration. */
@@ -144,12 +151,21 @@ export async function createTaskWorkers(options: TaskWorkersOptions): Promise<Wo
       options.maxConcurrentWorkflowTasks ?? WORKER_DEFAULTS.maxConcurrentWorkflowTasks,
     ...shutdown,
   });
-  const activities = createActivities({
-    headersFor: (taskType) => policies.forType(taskType)?.headers ?? {},
-    ...options.callbackDeps,
-    observer: metrics?.observer,
-    ...(tracing && { traceSend: tracing.traceSend }),
-  });
+  const activities = {
+    ...createActivities({
+      headersFor: (taskType) => policies.forType(taskType)?.headers ?? {},
+      ...options.callbackDeps,
+      observer: metrics?.observer,
+      ...(tracing && { traceSend: tracing.traceSend }),
+    }),
+    // Broker tasks' publishes: regular activities on the type's queue (src/workflows/delivery.ts).
+    ...createBrokerActivities({
+      pool: options.brokerPool ?? new BrokerPool(new Map()),
+      ...(options.callbackDeps?.secrets && { secrets: options.callbackDeps.secrets }),
+      ...(options.callbackDeps?.stopping && { stopping: options.callbackDeps.stopping }),
+      ...(metrics && { observer: metrics.brokerObserver }),
+    }),
+  };
   // One worker per policy on the type's own queue. It runs the type's workflows started since
   // workflow shape v2 with their callbacks as local activities (its own workflow task and local
   // activity slots: a slow partner holds back only its type), and the regular callback activities

@@ -195,7 +195,7 @@ function describeFailure(err: unknown, spec: TaskSpec): AttemptFailure {
       retryAfterMs: details.retryAfterMs,
     };
   }
-  if (spec.delivery && cause instanceof TimeoutFailure) {
+  if (spec.delivery?.mode === 'pull' && cause instanceof TimeoutFailure) {
     const message =
       cause.timeoutType === 'HEARTBEAT'
         ? `lease expired: neither acked nor extended within ${spec.delivery.leaseSeconds} s`

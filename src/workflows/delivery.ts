@@ -11,7 +11,11 @@ import { proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
 import type { CallbackActivities } from '../activities/callback.js';
 import { ATTEMPT_TIMEOUT_MARGIN_MS, LEASE_MAX_HOLD_MS } from '../shared/constants.js';
 import {
+  BROKER_ACTIVITY,
+  brokerDestination,
   PULL_ACTIVITY,
+  type BrokerActivities,
+  type BrokerDelivery,
   type DeliveryEnvelope,
   type DeliveryResult,
   type PullActivities,
@@ -28,6 +32,7 @@ export type DeliveryAttempt = (envelope: DeliveryEnvelope) => Promise<DeliveryRe
  */
 export function deliveryAttemptOf(spec: TaskSpec, v2: boolean): DeliveryAttempt {
   if (spec.delivery?.mode === 'pull') return pullAttempt(spec, spec.delivery);
+  if (spec.delivery?.mode === 'broker') return brokerAttempt(spec, spec.delivery);
   return callbackAttempt(spec, v2);
 }
 
@@ -46,6 +51,22 @@ function pullAttempt(spec: TaskSpec, delivery: PullDelivery): DeliveryAttempt {
     priority: { priorityKey: spec.priority },
     summary: `pull queue ${delivery.queue}`,
   })[PULL_ACTIVITY];
+}
+
+/**
+ * A broker task: one publish per attempt, a regular activity on the task type's queue (the worker's
+ * broker pool lives there), done when the broker confirmed the write. The attempt's limit is the
+ * task's timeout: a publish that has not been confirmed by then fails and is retried with the same key.
+ */
+function brokerAttempt(spec: TaskSpec, delivery: BrokerDelivery): DeliveryAttempt {
+  const publish = proxyActivities<BrokerActivities>({
+    taskQueue: spec.callbackTaskQueue,
+    startToCloseTimeout: spec.timeoutMs + ATTEMPT_TIMEOUT_MARGIN_MS,
+    retry: { maximumAttempts: 1 },
+    priority: { priorityKey: spec.priority },
+    summary: `${delivery.kind} ${delivery.broker}/${brokerDestination(delivery)}`,
+  })[BROKER_ACTIVITY];
+  return (envelope) => publish({ ...envelope, delivery });
 }
 
 /** The HTTP callback: local on the type's queue (v2), or a regular activity on the callback queue. */

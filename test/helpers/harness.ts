@@ -22,6 +22,7 @@ import { loadConfig, type Config } from '../../src/config/environment.js';
 import { Policies, type PolicyFile } from '../../src/task-types/policies.js';
 import { WorkerMetrics } from '../../src/worker/metrics.js';
 import { callbackDepsFromConfig, createTaskWorkers, runWorkers } from '../../src/worker/workers.js';
+import { BrokerPool } from '../../src/activities/brokers/pool.js';
 import type { Resolver } from '../../src/security/callback-guard.js';
 import { loadPayloadKeyring } from '../../src/security/payload-codec.js';
 import { deadlineBoundRetries } from '../../src/temporal/connection.js';
@@ -116,6 +117,8 @@ export class Harness {
   /** Failure converter and, when the env configures keys, encryption: as the API and worker build it. */
   dataConverter!: DataConverter;
   private running: Promise<void> | undefined;
+  /** The workers' broker connections (BROKERS_FILE), as the worker process holds them. */
+  private brokerPool: BrokerPool | undefined;
 
   static async start(options: HarnessOptions = {}): Promise<Harness> {
     const harness = new Harness();
@@ -199,7 +202,9 @@ export class Harness {
 
   /** Starts the workers (again, after stopWorkers), with another data converter if given (key rotation). */
   async startWorkers(dataConverter: DataConverter = this.dataConverter): Promise<void> {
+    this.brokerPool = new BrokerPool(this.config.brokers);
     this.workers = await createTaskWorkers({
+      brokerPool: this.brokerPool,
       connection: this.nativeConnection,
       namespace: this.config.temporal.namespace,
       taskQueue: this.taskQueue,
@@ -220,6 +225,7 @@ export class Harness {
     for (const worker of this.workers) if (worker.getState() === 'RUNNING') worker.shutdown();
     await this.running;
     this.running = undefined;
+    await this.brokerPool?.close();
   }
 
   async stop(): Promise<void> {

@@ -191,7 +191,7 @@ export function taskPage(
     ['Status', task.status],
     ['Due (executeAt)', task.executeAt],
     ['Created', task.createdAt],
-    ...(task.delivery
+    ...(task.delivery?.mode === 'pull'
       ? ([
           ['Delivery', `pull queue ${task.delivery.queue}, lease ${task.delivery.leaseSeconds} s`],
           [
@@ -201,7 +201,15 @@ export function taskPage(
               : 'none held',
           ],
         ] satisfies [string, unknown][])
-      : ([['Callback URL', task.callbackUrl]] satisfies [string, unknown][])),
+      : task.delivery?.mode === 'broker'
+        ? // A broker task: the declared broker and its destination; its last error is the broker's.
+          ([
+            [
+              'Target',
+              `${task.delivery.kind} ${task.delivery.broker} → ${task.delivery.stream ?? task.delivery.exchange ?? task.delivery.topic ?? ''}`,
+            ],
+          ] satisfies [string, unknown][])
+        : ([['Callback URL', task.callbackUrl]] satisfies [string, unknown][])),
     ['Payload version', task.payloadVersion],
     ['Max retries', task.maxRetries],
     ['Timeout', `${task.timeoutMs} ms`],

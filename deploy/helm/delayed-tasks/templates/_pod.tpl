@@ -95,6 +95,9 @@ containers:
       {{- if and $webhookSecrets $s.webhookSecret.existingSecret }}
       {{- include "dt.secretEnv" (list "WEBHOOK_SECRET" $s.webhookSecret) | nindent 6 }}
       {{- end }}
+      {{- if $s.brokers.existingSecret }}
+      - {name: BROKERS_FILE, value: {{ printf "%s/brokers/%s" $paths.secrets $s.brokers.key | quote }}}
+      {{- end }}
       {{- if $s.payloadKeys.existingSecret }}
       - {name: PAYLOAD_ENCRYPTION_KEYS_FILE, value: {{ printf "%s/payload-keys/%s" $paths.secrets $s.payloadKeys.key | quote }}}
       {{- end }}
@@ -142,6 +145,9 @@ containers:
       {{- if and $webhookSecrets $s.webhookSecrets.existingSecret }}
       - {name: webhook-secrets, mountPath: {{ printf "%s/webhook-secrets" $paths.secrets }}, readOnly: true}
       {{- end }}
+      {{- if $s.brokers.existingSecret }}
+      - {name: brokers, mountPath: {{ printf "%s/brokers" $paths.secrets }}, readOnly: true}
+      {{- end }}
       {{- if $s.payloadKeys.existingSecret }}
       - {name: payload-keys, mountPath: {{ printf "%s/payload-keys" $paths.secrets }}, readOnly: true}
       {{- end }}
@@ -160,6 +166,13 @@ volumes:
   {{- end }}
   {{- if and $webhookSecrets $s.webhookSecrets.existingSecret }}
   {{- include "dt.secretVolume" (list "webhook-secrets" $s.webhookSecrets) | nindent 2 }}
+  {{- end }}
+  {{- if $s.brokers.existingSecret }}
+  # The whole Secret: the declarations and the password and TLS files they name.
+  - name: brokers
+    secret:
+      secretName: {{ $s.brokers.existingSecret }}
+      defaultMode: 0440
   {{- end }}
   {{- if $s.payloadKeys.existingSecret }}
   {{- include "dt.secretVolume" (list "payload-keys" $s.payloadKeys) | nindent 2 }}
