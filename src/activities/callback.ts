@@ -16,6 +16,7 @@ import {
 import { WebhookSecrets } from '../security/webhook-secrets.js';
 import { signWebhook, webhookId } from '../security/webhook-signature.js';
 import { DEFAULT_OWNER, parseWorkflowId } from '../shared/owner.js';
+import type { DeliveryEnvelope } from '../shared/delivery.js';
 import { CallbackFailureType, type CallbackFailureDetails } from '../shared/task.js';
 import { classifyResponse, type CallbackResult } from './classify.js';
 import type { TraceSend } from '../shared/trace-send.js';
@@ -33,17 +34,9 @@ export interface CallbackBody {
   schedule?: { scheduleId: string; scheduledAt: string };
 }
 
-/** One attempt: the body, and where and how long to send it. */
-export interface CallbackInput extends CallbackBody {
-  /**
-   * Owner of the task (src/shared/owner.ts): picks the signing secrets. Absent in attempts scheduled
-   * before owners existed: read from the workflow id (`<owner>/<taskId>`, else `default`).
-   */
-  owner?: string;
-  /** The task's `Idempotency-Key`; absent in attempts of tasks created before it was: the task id. */
-  idempotencyKey?: string;
+/** One attempt: the delivery envelope (src/shared/delivery.ts) of a task that names its URL. */
+export interface CallbackInput extends Omit<DeliveryEnvelope, 'callbackUrl'> {
   callbackUrl: string;
-  timeoutMs: number;
 }
 
 /** Where the activity reports what it saw; the worker wires it to Prometheus. */

@@ -30,6 +30,7 @@ import { CallbackRefusedError } from '../security/callback-guard.js';
 import type { ApiMetrics } from './metrics.js';
 import { codecRoutes } from './routes/codec.js';
 import { healthRoutes } from './routes/health.js';
+import { leaseRoutes } from './routes/leases.js';
 import { taskTypeRoutes } from './routes/task-types.js';
 import { scheduleRoutes } from './routes/schedules.js';
 import { taskRoutes } from './routes/tasks.js';
@@ -198,7 +199,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
         description: [
           'Durable delayed HTTP callbacks: each task is one Temporal workflow (workflow id = task id for owner `default`, `<owner>/<taskId>` otherwise).',
           '',
-          "**Authentication:** `Authorization: Bearer dts_<keyId>_<secret>` on every `/api/v1` route (use **Authorize** above); each route names its scope: `tasks:read`, `tasks:write`, `schedules:read`, `schedules:write` or `admin` (which holds every scope and acts on every owner). A key sees only its owner's tasks and schedules. Without a keys file the API serves on loopback only, with authentication off.",
+          "**Authentication:** `Authorization: Bearer dts_<keyId>_<secret>` on every `/api/v1` route (use **Authorize** above); each route names its scope: `tasks:read`, `tasks:write`, `tasks:lease`, `schedules:read`, `schedules:write` or `admin` (which holds every scope and acts on every owner). A key sees only its owner's tasks and schedules. Without a keys file the API serves on loopback only, with authentication off.",
           '',
           '**Error codes** (body `{"error": {"code", "message", "details"}}`):',
           ...Object.entries(ERROR_DESCRIPTIONS).map(([code, text]) => `- \`${code}\`: ${text}`),
@@ -207,6 +208,11 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       tags: [
         { name: 'tasks', description: 'Create, look up, list, cancel and reschedule tasks' },
         { name: 'dead letters', description: 'Inspect and replay FAILED tasks' },
+        {
+          name: 'leases',
+          description:
+            'Pull delivery: lease due tasks of pull queues, then ack, nack, extend or release them (docs/workers.md)',
+        },
         {
           name: 'schedules',
           description:
@@ -270,6 +276,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     batchBodyLimit:
       BATCH_TASKS.max * (config.limits.maxPayloadBytes + BATCH_ITEM_ENVELOPE_BYTES) + ENVELOPE_BYTES,
   });
+  await app.register(leaseRoutes, { leases: tasks.leases });
   await app.register(taskTypeRoutes, { policies: tasks.policies });
   if (options.schedules) await app.register(scheduleRoutes, { schedules: options.schedules });
   if (options.codec) {

@@ -20,6 +20,7 @@ import { ApiMetrics, SCHEDULE_TALLY_MAX, taskCountsReader } from './metrics.js';
 import { ScheduleService } from '../schedules/service.js';
 import { ApiShutdown } from './shutdown.js';
 import { TaskService } from '../tasks/service.js';
+import { LeaseTokens, leaseTokenSecret } from '../tasks/lease-token.js';
 import { startTracing } from '../observability/tracing.js';
 
 const config = loadConfig();
@@ -80,11 +81,21 @@ const keyring = orExit(logger, () => loadPayloadKeyring(config.encryption));
 const dataConverter = createDataConverter(keyring);
 // OTEL_* set: spans per request and per task start (nothing of OpenTelemetry is loaded otherwise).
 const tracing = await startTracing(config.tracing, 'api');
+const leaseSecret = leaseTokenSecret(
+  config.leases.tokenKey,
+  keyring ? keyring.keys.get(keyring.currentKeyId) : undefined,
+);
+if (leaseSecret.source === 'random') {
+  logger.warn(
+    'lease tokens are sealed with a key of this process (no LEASE_TOKEN_KEY, no payload encryption key): a lease is settled only through this API process',
+  );
+}
 const tasks = new TaskService({
   connection,
   config,
   policies,
   dataConverter,
+  leaseTokens: new LeaseTokens(leaseSecret.secret),
   ...(tracing && { clientInterceptors: tracing.clientInterceptors }),
 });
 const schedules = new ScheduleService({ connection, config, policies, dataConverter }, tasks);

@@ -10,6 +10,7 @@ import { DEFAULT_OWNER } from '../shared/owner.js';
  * `tasks:write`: create, cancel, reschedule, replay one. `tasks:read`: get, list. `schedules:write`:
  * create, update, pause, resume, trigger, backfill, delete a schedule (whose occurrences are tasks of
  * the owner, checked against the key's task types and hosts). `schedules:read`: get, list schedules.
+ * `tasks:lease`: lease the owner's pull queues and ack, nack, extend or release those leases.
  * `codec`: the codec
  * endpoint, which decrypts the payloads of every owner (for the Web UI and the CLI; grant it to
  * operators only). `admin`: everything, every owner.
@@ -17,6 +18,7 @@ import { DEFAULT_OWNER } from '../shared/owner.js';
 export const SCOPES = [
   'tasks:read',
   'tasks:write',
+  'tasks:lease',
   'schedules:read',
   'schedules:write',
   'codec',

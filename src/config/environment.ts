@@ -93,6 +93,18 @@ export interface Config {
     /** How far in the past an `executeAt` may be (it then fires at once). @defaultValue 300 */
     maxPastSeconds: number;
   };
+  /** Pull delivery (docs/workers.md). */
+  leases: {
+    /** Shortest `delivery.leaseSeconds` a task may ask for. @defaultValue 5 */
+    minSeconds: number;
+    /** Longest `delivery.leaseSeconds` a task may ask for. @defaultValue 3600 */
+    maxSeconds: number;
+    /**
+     * Base64 of at least 32 bytes: the key lease tokens are sealed with (HKDF, label `lease-token`).
+     * Unset: derived from the current payload encryption key, else a random key per process.
+     */
+    tokenKey: string | undefined;
+  };
   schedules: {
     /** Most schedules one owner may have; a create beyond answers 409 SCHEDULE_LIMIT_EXCEEDED. @defaultValue 100 */
     maxPerOwner: number;
@@ -296,6 +308,11 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
       ),
       maxPastSeconds: read.int('MAX_PAST_SECONDS', 300, 0, 24 * 3600),
     },
+    leases: {
+      minSeconds: read.int('LEASE_MIN_SECONDS', 5, 1, 3600),
+      maxSeconds: read.int('LEASE_MAX_SECONDS', 3600, 1, 24 * 3600),
+      tokenKey: read.optionalString('LEASE_TOKEN_KEY'),
+    },
     schedules: {
       maxPerOwner: read.int('SCHEDULES_MAX_PER_OWNER', 100, 0, 1_000_000),
       minIntervalSeconds: read.int('SCHEDULE_MIN_INTERVAL_SECONDS', 60, 1, 86_400),
@@ -409,6 +426,13 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     problems.push(
       'HTTP_HEADERS_TIMEOUT_MS must not exceed HTTP_REQUEST_TIMEOUT_MS (the headers are part of the request)',
     );
+  }
+  if (config.leases.minSeconds > config.leases.maxSeconds) {
+    problems.push('LEASE_MIN_SECONDS must not exceed LEASE_MAX_SECONDS');
+  }
+  const { tokenKey } = config.leases;
+  if (tokenKey !== undefined && Buffer.from(tokenKey, 'base64').length < 32) {
+    problems.push('LEASE_TOKEN_KEY must be base64 of at least 32 bytes (openssl rand -base64 32)');
   }
   const { keys, currentKeyId, keysFile } = config.encryption;
   if (Object.keys(keys).length > 0 && !keysFile && (!currentKeyId || !Object.hasOwn(keys, currentKeyId))) {

@@ -220,6 +220,7 @@ export const SCHEDULE_TASK_VIEW_FIELDS = [
   'payload',
   'payloadVersion',
   'callbackUrl',
+  'delivery',
   'maxRetries',
   'timeoutMs',
   'traceId',

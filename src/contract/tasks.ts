@@ -81,6 +81,52 @@ export const TaskStatusSchema = Type.Union(
   },
 );
 
+const PullQueueSchema = Type.String({
+  pattern: TASK_TYPE_PATTERN,
+  description: "A pull queue of the owner: a task type's characters",
+  examples: ['orders'],
+});
+
+/** A create's delivery: pull (docs/workers.md); absent, the task is called back at `callbackUrl`. */
+export const DeliveryRequestSchema = Type.Object(
+  {
+    mode: Type.Literal('pull'),
+    queue: Type.Optional(PullQueueSchema),
+    leaseSeconds: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        description:
+          'Length of a lease, renewed by extend (default 60; within LEASE_MIN_SECONDS and LEASE_MAX_SECONDS)',
+      }),
+    ),
+  },
+  {
+    additionalProperties: false,
+    description:
+      'Pull delivery: when due, the task waits on the pull queue (default: its task type) until a worker leases it (POST /api/v1/leases)',
+  },
+);
+export type DeliveryRequest = Static<typeof DeliveryRequestSchema>;
+
+/** A task's delivery as its view shows it, defaults applied. */
+export const DeliverySchema = Type.Object(
+  {
+    mode: Type.Literal('pull'),
+    queue: PullQueueSchema,
+    leaseSeconds: Type.Integer({ minimum: 1 }),
+  },
+  { description: 'Pull delivery; absent for a task called back at its callbackUrl' },
+);
+
+/** A pull task's lease while a worker holds it (from Temporal's pending activity). */
+export const LeaseViewSchema = Type.Object(
+  {
+    expiresAt: TimestampSchema,
+    workerIdentity: Type.Union([Type.String(), Type.Null()]),
+  },
+  { description: 'While a worker holds the task: when its lease runs out unless extended, and who holds it' },
+);
+
 export const CreateTaskBodySchema = Type.Object(
   {
     taskType: TaskTypeSchema,
@@ -90,10 +136,12 @@ export const CreateTaskBodySchema = Type.Object(
     callbackUrl: Type.Optional(
       Type.String({
         maxLength: 2048,
-        description: "Absolute http(s) URL; may be omitted when the task type's policy has one",
+        description:
+          "Absolute http(s) URL; may be omitted when the task type's policy has one. Exactly one of callbackUrl or delivery",
         examples: ['https://orders.internal/callbacks/close'],
       }),
     ),
+    delivery: Type.Optional(DeliveryRequestSchema),
     taskId: Type.Optional(TaskIdSchema),
     maxRetries: Type.Optional(MaxRetriesSchema),
     timeoutMs: Type.Optional(TimeoutMsSchema),
@@ -185,12 +233,14 @@ export const TaskSchema = Type.Object(
     createdAt: TimestampSchema,
     payload: PayloadSchema,
     payloadVersion: Type.Integer(),
-    callbackUrl: Type.String(),
+    callbackUrl: Type.Optional(Type.String({ description: 'Absent for a task with a delivery' })),
+    delivery: Type.Optional(DeliverySchema),
+    lease: Type.Optional(LeaseViewSchema),
     maxRetries: Type.Integer(),
     timeoutMs: Type.Integer(),
     traceId: Type.Union([Type.String(), Type.Null()]),
     priority: Type.Integer(),
-    attempts: Type.Integer({ description: 'Callback attempts made so far' }),
+    attempts: Type.Integer({ description: 'Attempts made so far (callbacks, or leases not released)' }),
     lastError: Type.Union([TaskErrorSchema, Type.Null()]),
     nextAttemptAt: Type.Union([TimestampSchema, Type.Null()], {
       description: 'When the next retry is due, while retrying',
@@ -248,7 +298,10 @@ export const TaskSummarySchema = Type.Object({
   status: TaskStatusSchema,
   executeAt: Type.Union([TimestampSchema, Type.Null()]),
   createdAt: Type.Union([TimestampSchema, Type.Null()]),
-  callbackUrl: Type.Union([Type.String(), Type.Null()]),
+  callbackUrl: Type.Union([Type.String(), Type.Null()], { description: 'Null for a pull task' }),
+  deliveryMode: Type.Optional(
+    Type.Literal('pull', { description: 'A pull task; absent for a task called back at its callbackUrl' }),
+  ),
   priority: Type.Union([Type.Integer(), Type.Null()]),
   attempts: Type.Integer(),
   lastError: Type.Union([TaskErrorSchema, Type.Null()]),

@@ -15,6 +15,9 @@ export const ErrorCode = {
   ScheduleConflict: 'SCHEDULE_CONFLICT',
   ScheduleLimitExceeded: 'SCHEDULE_LIMIT_EXCEEDED',
   FailedPrecondition: 'FAILED_PRECONDITION',
+  LeaseNotFound: 'LEASE_NOT_FOUND',
+  LeaseExpired: 'LEASE_EXPIRED',
+  TaskCancelled: 'TASK_CANCELLED',
   NotFound: 'NOT_FOUND',
   MethodNotAllowed: 'METHOD_NOT_ALLOWED',
   UnsupportedMediaType: 'UNSUPPORTED_MEDIA_TYPE',
@@ -35,6 +38,9 @@ export const ERROR_STATUS: Record<ErrorCode, number> = {
   SCHEDULE_CONFLICT: 409,
   SCHEDULE_LIMIT_EXCEEDED: 409,
   FAILED_PRECONDITION: 409,
+  LEASE_NOT_FOUND: 404,
+  LEASE_EXPIRED: 409,
+  TASK_CANCELLED: 409,
   NOT_FOUND: 404,
   METHOD_NOT_ALLOWED: 405,
   UNSUPPORTED_MEDIA_TYPE: 415,
@@ -62,6 +68,11 @@ export const ERROR_DESCRIPTIONS: Record<ErrorCode, string> = {
   SCHEDULE_LIMIT_EXCEEDED:
     'The owner already has the configured maximum number of schedules (SCHEDULES_MAX_PER_OWNER); delete one first. Nothing was created.',
   FAILED_PRECONDITION: 'The task is not in a status that allows this action.',
+  LEASE_NOT_FOUND:
+    "No lease of the caller's owner has this token (another owner's token answers exactly as an absent one), or the lease was already settled.",
+  LEASE_EXPIRED:
+    'The lease ran out (neither acked nor extended within its leaseSeconds): the attempt counted as failed and the task is retried or was handed to another worker.',
+  TASK_CANCELLED: 'The task was cancelled while leased: it stays CANCELLED; drop the work.',
   NOT_FOUND: 'No such route or resource.',
   METHOD_NOT_ALLOWED: 'The route exists but not with this method.',
   UNSUPPORTED_MEDIA_TYPE: 'The body is not application/json.',

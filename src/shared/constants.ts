@@ -46,6 +46,12 @@ export const CALLBACK_BACKOFF = {
 /** Extra time Temporal allows a callback attempt beyond its HTTP timeout before declaring the worker lost. */
 export const ATTEMPT_TIMEOUT_MARGIN_MS = 5_000;
 
+/**
+ * Longest one lease may be held, extensions included (the pull attempt's start-to-close timeout): a
+ * worker extending past it loses the lease and the task is retried.
+ */
+export const LEASE_MAX_HOLD_MS = 24 * 3600 * 1000;
+
 /** Attempts a task's attempt history keeps (the newest); older ones are dropped, `attempts` still counts them. */
 export const ATTEMPT_HISTORY_LIMIT = 50;
 

@@ -7,6 +7,8 @@ export const MAX_RETRIES = { min: 0, max: 50, default: 3 } as const;
 export const TIMEOUT_MS = { min: 100, max: 600_000, default: 30_000 } as const;
 export const PRIORITY = { min: 1, max: 5, default: 3 } as const;
 export const PAYLOAD_VERSION_DEFAULT = 1;
+/** A pull task's lease length when it names none; LEASE_MIN_SECONDS and LEASE_MAX_SECONDS bound it. */
+export const LEASE_SECONDS_DEFAULT = 60;
 export const TRACE_ID_MAX_LENGTH = 128;
 
 /** Items of one batch create (POST /api/v1/tasks/batch). */

@@ -7,6 +7,9 @@
  *   worker runs the type's workflows started since v2 with their callbacks as local activities, and
  *   the regular callback activities of rate-limited types and of pre-v2 tasks (workflow tasks and
  *   activity tasks of one name are separate queues in Temporal).
+ * - `<base>.pull/<owner>/<queue>`: a pull queue of one owner (docs/workers.md). No worker of ours polls
+ *   it: a pull task's lease activity waits there until the API's lease route polls it for a consumer.
+ *   Owners and queue names cannot hold `/`, so no two owners' queues share a name.
  *
  * Workflow-safe: no Node built-ins.
  */
@@ -61,4 +64,9 @@ export function workflowQueueOf(
   baseQueue: string,
 ): string {
   return spec.localCallback === undefined ? baseQueue : spec.callbackTaskQueue;
+}
+
+/** The Temporal task queue of one owner's pull queue. */
+export function pullQueue(baseQueue: string, owner: string, queue: string): string {
+  return `${baseQueue}.pull/${owner}/${queue}`;
 }

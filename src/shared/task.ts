@@ -4,6 +4,7 @@
  */
 import type { RetryPolicy } from './backoff.js';
 import { ATTEMPT_HISTORY_LIMIT } from './constants.js';
+import type { Delivery } from './delivery.js';
 import { DEFAULT_OWNER } from './owner.js';
 
 export const TASK_STATUSES = ['SCHEDULED', 'RUNNING', 'SUCCEEDED', 'FAILED', 'CANCELLED'] as const;
@@ -39,7 +40,13 @@ export interface TaskSpec {
   payloadVersion: number;
   /** RFC 3339 UTC with milliseconds. */
   executeAt: string;
-  callbackUrl: string;
+  /** Where the task is called back; absent when `delivery` names another target. */
+  callbackUrl?: string;
+  /**
+   * A delivery target other than the HTTP callback (src/shared/delivery.ts). Absent: the callback,
+   * as in every input recorded before targets existed.
+   */
+  delivery?: Delivery;
   /** Retries after the first attempt. */
   maxRetries: number;
   /** Limit of one callback attempt. */
@@ -51,6 +58,8 @@ export interface TaskSpec {
   createdAt: string;
   /** Task queue the callback activity runs on (the task type's policy). */
   callbackTaskQueue: string;
+  /** Task queue of a pull task's lease (`pullQueue` in src/shared/task-queues.ts); set with `delivery`. */
+  deliveryTaskQueue?: string;
   /** The task type's retry schedule; absent in inputs recorded before it existed: today's schedule. */
   retryPolicy?: RetryPolicy;
   /**
@@ -99,7 +108,10 @@ export interface AttemptRecord {
 }
 
 /** The task as it is now: the answer of the workflow's `status` query. */
-export interface TaskState extends Omit<TaskSpec, 'callbackTaskQueue' | 'retryPolicy' | 'localCallback'> {
+export interface TaskState extends Omit<
+  TaskSpec,
+  'callbackTaskQueue' | 'deliveryTaskQueue' | 'retryPolicy' | 'localCallback'
+> {
   status: TaskStatus;
   attempts: number;
   lastError: TaskError | null;
@@ -126,7 +138,13 @@ export function ownerOf(spec: Pick<TaskSpec, 'owner'>): string {
 
 /** A task as it starts: scheduled, nothing attempted yet. */
 export function initialTaskState(spec: TaskSpec): TaskState {
-  const { callbackTaskQueue: _queue, retryPolicy: _retry, localCallback: _local, ...fields } = spec;
+  const {
+    callbackTaskQueue: _queue,
+    deliveryTaskQueue: _delivery,
+    retryPolicy: _retry,
+    localCallback: _local,
+    ...fields
+  } = spec;
   return {
     ...fields,
     owner: ownerOf(spec),
@@ -163,6 +181,15 @@ export const CallbackFailureType = {
    * without counting an attempt, until an operator fixes the configuration.
    */
   Held: 'CallbackHeld',
+  /** A pull task's worker nacked it: retried with the task's backoff. */
+  Nacked: 'LeaseNacked',
+  /** A pull task's worker nacked it as permanent: dead letter with the worker's reason. */
+  NackedPermanent: 'LeaseNackedPermanent',
+  /**
+   * A pull task handed back unhandled (`release`, or a lease the API received after its consumer
+   * left): not attempted, so no attempt is spent, and it is offered again at once.
+   */
+  Released: 'LeaseReleased',
 } as const;
 export type CallbackFailureType = (typeof CallbackFailureType)[keyof typeof CallbackFailureType];
 

@@ -5,6 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
+import { checkPullAccess } from '../auth/pull-access.js';
 import { checkTaskAccess, readableTask, type TaskAccess } from '../auth/principal.js';
 import type { Config } from '../config/environment.js';
 import type { CreateTaskBody, ReplayBody, RescheduleBody, Task } from '../contract/tasks.js';
@@ -18,7 +19,7 @@ import {
 } from '../security/callback-guard.js';
 import { TASK_WORKFLOW_TYPE } from '../shared/constants.js';
 import { workflowIdOf } from '../shared/owner.js';
-import { routeNewTask, type TaskRouting } from '../shared/task-queues.js';
+import { pullQueue, routeNewTask, type TaskRouting } from '../shared/task-queues.js';
 import { initialTaskState, ownerOf, type TaskSpec } from '../shared/task.js';
 import type { TemporalCalls } from '../temporal/calls.js';
 import { isNotRunning, toApiError } from '../temporal/errors.js';
@@ -96,9 +97,15 @@ export class TaskCommands {
       localCallback,
       newTaskId: randomUUID,
       guard: this.guard,
+      leases: this.options.config.leases,
+      pullTaskQueue: (queue) => pullQueue(this.taskQueue, access.owner, queue),
     });
-    checkTaskAccess(access, { taskType: spec.taskType, callbackHost: target.parsed.hostname });
-    await this.checkCallbackAddresses(target.parsed);
+    if (target) {
+      checkTaskAccess(access, { taskType: spec.taskType, callbackHost: target.parsed.hostname });
+      await this.checkCallbackAddresses(target.parsed);
+    } else {
+      checkPullAccess(access, spec);
+    }
     return { spec, fingerprint, workflowTaskQueue };
   }
 
@@ -224,7 +231,7 @@ export class TaskCommands {
       ...carried
     } = previous;
     const spec: TaskSpec = {
-      ...(carried satisfies Omit<TaskSpec, keyof TaskRouting | 'retryPolicy'>),
+      ...(carried satisfies Omit<TaskSpec, keyof TaskRouting | 'deliveryTaskQueue' | 'retryPolicy'>),
       owner: access.owner,
       payload,
       payloadVersion,
@@ -234,6 +241,9 @@ export class TaskCommands {
           ? previous.maxRetries
           : capped('maxRetries', body.maxRetries, policy.maxRetries),
       callbackTaskQueue,
+      ...(previous.delivery && {
+        deliveryTaskQueue: pullQueue(this.taskQueue, access.owner, previous.delivery.queue),
+      }),
       retryPolicy: policy.retry,
       localCallback,
     };

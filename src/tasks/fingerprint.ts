@@ -18,6 +18,8 @@ export const FINGERPRINT_FIELDS = {
   /** Covered as the caller asked for it (`when`): `delaySeconds` or `executeAt`. */
   executeAt: true,
   callbackUrl: true,
+  /** Absent (a callback task) leaves every fingerprint stored before delivery targets as it was. */
+  delivery: true,
   maxRetries: true,
   timeoutMs: true,
   traceId: true,
@@ -27,6 +29,7 @@ export const FINGERPRINT_FIELDS = {
   createdAt: 'differs on every create',
   idempotencyKey: 'derived from owner and task id',
   callbackTaskQueue: 'routing: the server decides it from the type policy',
+  deliveryTaskQueue: 'routing: the server decides it from the owner and the pull queue',
   localCallback: 'routing: the server decides it from the type policy',
   retryPolicy: 'the type policy, not asked for by the caller',
   schedule: 'set by the schedule whose occurrence the task is, not by a create',

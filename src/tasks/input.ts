@@ -4,8 +4,10 @@
  */
 import type { Config } from '../config/environment.js';
 import type { TaskTypePolicy } from '../task-types/policies.js';
-import { PAYLOAD_VERSION_DEFAULT, PRIORITY } from '../shared/limits.js';
+import type { PullDelivery } from '../shared/delivery.js';
+import { LEASE_SECONDS_DEFAULT, PAYLOAD_VERSION_DEFAULT, PRIORITY } from '../shared/limits.js';
 import { idempotencyKeyOf } from '../shared/owner.js';
+import { DEFAULT_TASK_QUEUE, pullQueue } from '../shared/task-queues.js';
 import type { TaskSpec } from '../shared/task.js';
 import { hostMatches } from '../security/address-rules.js';
 import { CallbackGuard, CallbackRefusedError } from '../security/callback-guard.js';
@@ -171,7 +173,10 @@ export function checkCallbackUrl(
 ): CallbackTarget {
   const value = url ?? policy.callbackUrl;
   if (value === undefined) {
-    throw invalidArgument('callbackUrl', 'is required (this task type has no default callback URL)');
+    throw invalidArgument(
+      'callbackUrl',
+      'is required (this task type has no default callback URL), or give delivery for a pull task',
+    );
   }
   let parsed: URL;
   try {
@@ -203,6 +208,45 @@ export function capped(
   return given;
 }
 
+/** Lease bounds of pull tasks (LEASE_MIN_SECONDS, LEASE_MAX_SECONDS). */
+export type LeaseBounds = Pick<Config['leases'], 'minSeconds' | 'maxSeconds'>;
+const DEFAULT_LEASE_BOUNDS: LeaseBounds = { minSeconds: 5, maxSeconds: 3600 };
+
+/**
+ * A create's pull delivery with its defaults, or undefined for a callback task. Exactly one of
+ * `callbackUrl` or `delivery`; a type with a `ratePerSecond` is leased from its own queue only, the
+ * queue the lease route rate-limits by the type's policy.
+ */
+export function checkDelivery(
+  body: Pick<CreateTaskBody, 'callbackUrl' | 'delivery' | 'taskType'>,
+  policy: TaskTypePolicy,
+  bounds: LeaseBounds = DEFAULT_LEASE_BOUNDS,
+): PullDelivery | undefined {
+  const { delivery } = body;
+  if (delivery === undefined) return undefined;
+  if (body.callbackUrl !== undefined) {
+    throw new ApiError(ErrorCode.InvalidArgument, 'give either callbackUrl or delivery, not both', [
+      { field: 'delivery', reason: 'cannot be combined with callbackUrl' },
+      { field: 'callbackUrl', reason: 'cannot be combined with delivery' },
+    ]);
+  }
+  const leaseSeconds = delivery.leaseSeconds ?? LEASE_SECONDS_DEFAULT;
+  if (leaseSeconds < bounds.minSeconds || leaseSeconds > bounds.maxSeconds) {
+    throw invalidArgument(
+      'delivery.leaseSeconds',
+      `must be between ${bounds.minSeconds} and ${bounds.maxSeconds} (LEASE_MIN_SECONDS, LEASE_MAX_SECONDS)`,
+    );
+  }
+  const queue = delivery.queue ?? body.taskType;
+  if (policy.ratePerSecond !== undefined && queue !== body.taskType) {
+    throw invalidArgument(
+      'delivery.queue',
+      `must be the task type's own (${body.taskType}): the type has a ratePerSecond, which bounds the leases of its own queue`,
+    );
+  }
+  return { mode: 'pull', queue, leaseSeconds };
+}
+
 export interface CreateContext {
   /** Owner the task is created for (the API key's). */
   owner: string;
@@ -215,13 +259,17 @@ export interface CreateContext {
   newTaskId: () => string;
   /** The SSRF rules; the default one refuses every exception. */
   guard?: CallbackGuard;
+  /** Bounds of a pull task's `leaseSeconds`. */
+  leases?: LeaseBounds;
+  /** The Temporal queue of one of the owner's pull queues (`pullQueue` in src/shared/task-queues.ts). */
+  pullTaskQueue?: (queue: string) => string;
 }
 
 /** The workflow input of a create request, and the fingerprint that makes creates idempotent. */
 export function buildTaskSpec(
   body: CreateTaskBody,
   ctx: CreateContext,
-): { spec: TaskSpec; fingerprint: string; target: CallbackTarget } {
+): { spec: TaskSpec; fingerprint: string; target: CallbackTarget | undefined } {
   const payload = body.payload as Record<string, unknown>;
   const payloadVersion = body.payloadVersion ?? PAYLOAD_VERSION_DEFAULT;
   checkPayload(payload, ctx.limits);
@@ -229,8 +277,9 @@ export function buildTaskSpec(
   const executeAtMs = resolveWhen(body, ctx.now, ctx.limits);
   const maxRetries = capped('maxRetries', body.maxRetries, ctx.policy.maxRetries);
   const timeoutMs = capped('timeoutMs', body.timeoutMs, ctx.policy.timeoutMs);
+  const delivery = checkDelivery(body, ctx.policy, ctx.leases);
   // Last: the only check that leaves this module (the SSRF rules).
-  const target = checkCallbackUrl(body.callbackUrl, ctx.policy, ctx.guard);
+  const target = delivery ? undefined : checkCallbackUrl(body.callbackUrl, ctx.policy, ctx.guard);
   const spec: TaskSpec = {
     taskId: body.taskId ?? ctx.newTaskId(),
     owner: ctx.owner,
@@ -238,13 +287,19 @@ export function buildTaskSpec(
     payload,
     payloadVersion,
     executeAt: new Date(executeAtMs).toISOString(),
-    callbackUrl: target.url,
+    ...(target && { callbackUrl: target.url }),
+    ...(delivery && { delivery }),
     maxRetries,
     timeoutMs,
     traceId: body.traceId ?? null,
     priority: body.priority ?? PRIORITY.default,
     createdAt: new Date(ctx.now).toISOString(),
     callbackTaskQueue: ctx.callbackTaskQueue,
+    ...(delivery && {
+      deliveryTaskQueue: (ctx.pullTaskQueue ?? ((queue) => pullQueue(DEFAULT_TASK_QUEUE, ctx.owner, queue)))(
+        delivery.queue,
+      ),
+    }),
     retryPolicy: ctx.policy.retry,
     ...(ctx.localCallback !== undefined ? { localCallback: ctx.localCallback } : {}),
   };

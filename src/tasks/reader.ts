@@ -21,7 +21,13 @@ import { StartDelayFallback } from './legacy-start-delay.js';
 import { eventTimeMs, toTask } from './views.js';
 import type { Task } from '../contract/tasks.js';
 
-const { EventType } = proto.temporal.api.enums.v1;
+const { EventType, PendingActivityState } = proto.temporal.api.enums.v1;
+
+function timestampMs(
+  ts: { seconds?: unknown; nanos?: number | null } | null | undefined,
+): number | undefined {
+  return ts?.seconds != null ? Number(ts.seconds) * 1000 + Math.floor((ts.nanos ?? 0) / 1e6) : undefined;
+}
 type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
 
 /**
@@ -54,7 +60,32 @@ export class TaskReader {
 
   /** The task `taskId` of `owner` as the API shows it; another owner's answers 404 as an absent one. */
   async task(owner: string, taskId: string): Promise<Task> {
-    return toTask(await this.state(owner, taskId));
+    const state = await this.state(owner, taskId);
+    return toTask(state, await this.lease(state));
+  }
+
+  /**
+   * The lease of a pull task a worker holds now, from the server's record of its pending attempt
+   * (the workflow keeps no lease state); undefined for any other task or when none is held.
+   */
+  async lease(state: TaskState): Promise<{ expiresAt: string; workerIdentity: string | null } | undefined> {
+    if (!state.delivery || state.status !== 'RUNNING') return undefined;
+    const handle = this.temporal.client.workflow.getHandle(workflowIdOf(ownerOf(state), state.taskId));
+    const description = await this.temporal
+      .call(() => handle.describe(), state.taskId)
+      .catch(() => undefined);
+    const pending = description?.raw.pendingActivities?.find(
+      (activity) => activity.state === PendingActivityState.PENDING_ACTIVITY_STATE_STARTED,
+    );
+    if (!pending) return undefined;
+    const since = timestampMs(pending.lastHeartbeatTime) ?? timestampMs(pending.lastStartedTime);
+    // The attempt's heartbeat timeout is the task's leaseSeconds (src/workflows/delivery.ts).
+    const timeout = state.delivery.leaseSeconds;
+    if (since === undefined) return undefined;
+    return {
+      expiresAt: new Date(since + timeout * 1000).toISOString(),
+      workerIdentity: pending.lastWorkerIdentity || null,
+    };
   }
 
   /** The task `taskId` of `owner`; another owner's task answers 404 as an absent one does. */

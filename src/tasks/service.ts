@@ -8,7 +8,10 @@ import type { Connection, DataConverter, WorkflowClientInterceptor } from '@temp
 import type { Config } from '../config/environment.js';
 import type { Policies } from '../task-types/policies.js';
 import type { Resolver } from '../security/callback-guard.js';
+import { randomBytes } from 'node:crypto';
 import { TemporalCalls } from '../temporal/calls.js';
+import { LeaseTokens } from './lease-token.js';
+import { LeaseService } from './leases.js';
 import { BulkOperations } from './bulk.js';
 import { TaskCommands } from './commands.js';
 import { TaskReader } from './reader.js';
@@ -25,6 +28,8 @@ export interface TaskServiceOptions {
   dataConverter?: DataConverter;
   /** Workflow client interceptors (tracing: src/observability/tracing.ts). */
   clientInterceptors?: WorkflowClientInterceptor[];
+  /** Seals pull delivery's lease tokens; a random key of this process when absent. */
+  leaseTokens?: LeaseTokens;
 }
 
 export class TaskService {
@@ -37,6 +42,8 @@ export class TaskService {
   /** Batch operations over a filter: replay, cancel, and their jobs. */
   readonly bulk: BulkOperations;
   private readonly temporal: TemporalCalls;
+  /** Pull delivery's lease, ack, nack, extend and release. */
+  readonly leases: LeaseService;
 
   constructor(private readonly options: TaskServiceOptions) {
     const { config } = options;
@@ -59,6 +66,15 @@ export class TaskService {
       resolve: options.resolve,
     });
     this.bulk = new BulkOperations(this.temporal, this.visibility, now);
+    this.leases = new LeaseService({
+      temporal: this.temporal,
+      connection: options.connection,
+      policies: options.policies,
+      baseQueue: config.temporal.taskQueue,
+      tokens: options.leaseTokens ?? new LeaseTokens(randomBytes(32)),
+      reader: this.reader,
+      now,
+    });
   }
 
   /** The task-type policies requests are checked against. */

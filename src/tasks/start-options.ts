@@ -24,12 +24,22 @@ export function taskSearchAttributes(spec: TaskSpec) {
 
 /** The memo every task starts with: what the list shows beside the search attributes. */
 export function taskMemo(spec: TaskSpec, fingerprint: string) {
-  return { specHash: fingerprint, callbackUrl: spec.callbackUrl, priority: spec.priority };
+  return {
+    specHash: fingerprint,
+    ...(spec.callbackUrl !== undefined && { callbackUrl: spec.callbackUrl }),
+    ...(spec.delivery && { deliveryMode: spec.delivery.mode }),
+    priority: spec.priority,
+  };
 }
 
 /** The first words of the Web UI's summary of a task: its type and where it goes. */
 export function taskSummaryLine(spec: TaskSpec): string {
-  return `${spec.taskType} → POST ${spec.callbackUrl}`;
+  return `${spec.taskType} → ${deliveryLabel(spec)}`;
+}
+
+/** Where a task goes, in words: `POST <url>` or `pull queue <queue>`. */
+export function deliveryLabel(spec: Pick<TaskSpec, 'callbackUrl' | 'delivery'>): string {
+  return spec.delivery ? `pull queue ${spec.delivery.queue}` : `POST ${spec.callbackUrl}`;
 }
 
 export function taskStartOptions(
@@ -55,7 +65,7 @@ export function taskStartOptions(
     staticDetails: [
       `**Owner:** ${spec.owner}, **task id:** ${spec.taskId}`,
       `**Task type:** ${spec.taskType}`,
-      `**Callback:** POST ${spec.callbackUrl}`,
+      `**${spec.delivery ? 'Delivery' : 'Callback'}:** ${deliveryLabel(spec)}`,
       `**Due:** ${spec.executeAt}`,
       `**Retries:** ${spec.maxRetries}, **timeout:** ${spec.timeoutMs} ms, **priority:** ${spec.priority}`,
     ].join('\n'),

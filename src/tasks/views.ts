@@ -12,15 +12,22 @@ import { ownerOf, TASK_STATUSES, type TaskError, type TaskState, type TaskStatus
 
 type Payload = temporal.api.common.v1.IPayload;
 
-/** Indexing the state by these fails to compile when the contract has a field the state lacks. */
-const TASK_FIELDS = Object.keys(TaskSchema.properties) as (keyof Task)[];
+/**
+ * Indexing the state by these fails to compile when the contract has a field the state lacks. The
+ * lease is not the workflow's state: the server's record of the pending attempt says it (reader.ts).
+ */
+const TASK_FIELDS = Object.keys(TaskSchema.properties).filter((field) => field !== 'lease') as Exclude<
+  keyof Task,
+  'lease'
+>[];
 
-export function toTask(state: TaskState): Task {
+export function toTask(state: TaskState, lease?: Task['lease']): Task {
   const task: Record<string, unknown> = {};
   for (const field of TASK_FIELDS) {
     const value = field === 'owner' ? ownerOf(state) : state[field];
     if (value !== undefined) task[field] = value;
   }
+  if (lease) task.lease = lease;
   return task as Task;
 }
 
@@ -71,6 +78,7 @@ export function toTaskSummary(execution: temporal.api.workflow.v1.IWorkflowExecu
     executeAt: executeAt ? new Date(executeAt).toISOString() : null,
     createdAt: text(decode(memo.createdAt)),
     callbackUrl: text(decode(memo.callbackUrl)),
+    ...(decode(memo.deliveryMode) === 'pull' && { deliveryMode: 'pull' as const }),
     priority: typeof priority === 'number' ? priority : null,
     attempts: typeof attempts === 'number' ? attempts : 0,
     lastError: (decode(memo.lastError) as TaskError | null | undefined) ?? null,

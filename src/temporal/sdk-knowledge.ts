@@ -6,7 +6,11 @@
  */
 import type { ScheduleOptionsStartWorkflowAction } from '@temporalio/client';
 import type { LoadedDataConverter, Priority, Workflow } from '@temporalio/common';
-import { decodeFromPayloadsAtIndex } from '@temporalio/common/lib/internal-non-workflow/index.js';
+import {
+  decodeFromPayloadsAtIndex,
+  encodeErrorToFailure,
+  encodeToPayloads,
+} from '@temporalio/common/lib/internal-non-workflow/index.js';
 import type { temporal } from '@temporalio/proto';
 
 /** The `@temporalio/*` version every item below was checked against. */
@@ -48,3 +52,22 @@ export async function decodeStartArgument<T>(
 export type ScheduleActionWithPriority = ScheduleOptionsStartWorkflowAction<Workflow> & {
   priority?: Priority;
 };
+
+/**
+ * Payloads and failures of a raw activity-task call (the pull lease route answers activity tasks that
+ * no SDK worker runs), through the client's converter and codecs as a worker would encode them. The
+ * SDK's helpers are internal. Exercised by test/integration/pull-lease.test.ts (an encrypted stack).
+ */
+export function encodeActivityPayloads(
+  converter: LoadedDataConverter,
+  ...values: unknown[]
+): Promise<temporal.api.common.v1.IPayload[] | undefined> {
+  return encodeToPayloads(converter, ...values);
+}
+
+export function encodeActivityFailure(
+  converter: LoadedDataConverter,
+  error: Error,
+): Promise<temporal.api.failure.v1.IFailure> {
+  return encodeErrorToFailure(converter, error);
+}

@@ -11,13 +11,12 @@ import {
   isCancellation,
   log,
   patched,
-  proxyActivities,
-  proxyLocalActivities,
+  TimeoutFailure,
   upsertMemo,
 } from '@temporalio/workflow';
-import type { CallbackActivities } from '../activities/callback.js';
 import { retryDelayMs, withinTotalTime } from '../shared/backoff.js';
-import { ATTEMPT_TIMEOUT_MARGIN_MS, heldRetryDelayMs, WORKFLOW_PATCHES } from '../shared/constants.js';
+import { heldRetryDelayMs, WORKFLOW_PATCHES } from '../shared/constants.js';
+import type { DeliveryEnvelope } from '../shared/delivery.js';
 import {
   CallbackFailureType,
   ownerOf,
@@ -28,6 +27,7 @@ import {
   type TaskSpec,
   type TaskState,
 } from '../shared/task.js';
+import { deliveryAttemptOf } from './delivery.js';
 import type { TaskRun } from './task-run.js';
 
 /**
@@ -42,26 +42,6 @@ function isShapeV2(spec: TaskSpec): boolean {
   return spec.localCallback !== undefined || patched(WORKFLOW_PATCHES.shapeV2);
 }
 
-/** The activity each attempt calls: local on the type's queue (v2), or a regular one on the callback queue. */
-function callbackOf(spec: TaskSpec, v2: boolean): CallbackActivities['deliverCallback'] {
-  const options = {
-    startToCloseTimeout: spec.timeoutMs + ATTEMPT_TIMEOUT_MARGIN_MS,
-    // The workflow owns the retry schedule (see below); each attempt is one activity execution.
-    retry: { maximumAttempts: 1 },
-    summary: `POST ${spec.callbackUrl}`,
-  };
-  // Shape v2: the callback runs in the worker that runs this workflow, on the task type's own queue
-  // (the input asks for it; tasks started before v2 never do). Attempts longer than the workflow
-  // task timeout stay one attempt: the SDK keeps the workflow task alive while it runs.
-  if (v2 && spec.localCallback === true)
-    return proxyLocalActivities<CallbackActivities>(options).deliverCallback;
-  return proxyActivities<CallbackActivities>({
-    ...options,
-    taskQueue: spec.callbackTaskQueue,
-    priority: { priorityKey: spec.priority },
-  }).deliverCallback;
-}
-
 /** Calls back until the task is settled; returns its final state. */
 export async function deliver(run: TaskRun): Promise<TaskState> {
   const { spec, state, logContext, attemptHistory } = run;
@@ -71,7 +51,7 @@ export async function deliver(run: TaskRun): Promise<TaskState> {
   let runningVisible = !v2;
   if (v2) state.status = 'RUNNING';
   else run.setStatus('RUNNING');
-  const attemptCallback = callbackOf(spec, v2);
+  const attemptDelivery = deliveryAttemptOf(spec, v2);
   state.firedAt = new Date().toISOString();
   // Moved on by the time spent held, which the task type's maximum total time does not count.
   let firstAttemptAt = Date.now();
@@ -93,24 +73,7 @@ export async function deliver(run: TaskRun): Promise<TaskState> {
     try {
       run.attemptScope = new CancellationScope();
       const delivered = await run.attemptScope.run(() =>
-        attemptCallback({
-          taskId: spec.taskId,
-          owner: ownerOf(spec),
-          // Only when the input has one: an attempt's input of an older task stays as it was.
-          ...(spec.idempotencyKey !== undefined && { idempotencyKey: spec.idempotencyKey }),
-          taskType: spec.taskType,
-          payload: spec.payload,
-          payloadVersion: spec.payloadVersion,
-          executeAt: state.executeAt,
-          attempt,
-          traceId: spec.traceId,
-          callbackUrl: spec.callbackUrl,
-          timeoutMs: spec.timeoutMs,
-          // A schedule's occurrence tells the receiver which schedule and nominal time it runs for.
-          ...(spec.schedule?.scheduledAt !== undefined && {
-            schedule: { scheduleId: spec.schedule.scheduleId, scheduledAt: spec.schedule.scheduledAt },
-          }),
-        }),
+        attemptDelivery(envelopeOf(spec, state.executeAt, attempt)),
       );
       recordOutcome('SUCCEEDED', delivered.statusCode);
       return run.finish('SUCCEEDED');
@@ -118,7 +81,15 @@ export async function deliver(run: TaskRun): Promise<TaskState> {
       if (run.cancelRequested || isCancellation(err)) recordOutcome('CANCELLED');
       if (run.cancelRequested) return run.finish('CANCELLED');
       if (isCancellation(err)) throw err;
-      const failure = describeFailure(err);
+      const failure = describeFailure(err, spec);
+      if (failure.released) {
+        // A pull task handed back unhandled (release, or a lease the API took after its consumer
+        // left): not attempted, so no attempt is spent; offered again at once. Replay-safe without a
+        // patch: only pull tasks, whose inputs did not exist before, can fail with this type.
+        state.attempts = attempt - 1;
+        attempt--;
+        continue;
+      }
       if (failure.held) {
         // Our configuration lacks what this callback needs (a signing or header secret): the
         // receiver was never asked, so no attempt is spent; wait and try the same attempt again.
@@ -176,16 +147,40 @@ export async function deliver(run: TaskRun): Promise<TaskState> {
   }
 }
 
+/** The input of an attempt, whichever the target (src/shared/delivery.ts). */
+function envelopeOf(spec: TaskSpec, executeAt: string, attempt: number): DeliveryEnvelope {
+  return {
+    taskId: spec.taskId,
+    owner: ownerOf(spec),
+    // Only when the input has one: an attempt's input of an older task stays as it was.
+    ...(spec.idempotencyKey !== undefined && { idempotencyKey: spec.idempotencyKey }),
+    taskType: spec.taskType,
+    payload: spec.payload,
+    payloadVersion: spec.payloadVersion,
+    executeAt,
+    attempt,
+    traceId: spec.traceId,
+    callbackUrl: spec.callbackUrl,
+    timeoutMs: spec.timeoutMs,
+    // A schedule's occurrence tells the receiver which schedule and nominal time it runs for.
+    ...(spec.schedule?.scheduledAt !== undefined && {
+      schedule: { scheduleId: spec.schedule.scheduleId, scheduledAt: spec.schedule.scheduledAt },
+    }),
+  };
+}
+
 interface AttemptFailure {
   error: TaskError;
   retryable: boolean;
   /** Not sent for want of our own configuration: no attempt spent. */
   held?: boolean;
+  /** A pull task handed back unhandled: no attempt spent, no wait. */
+  released?: boolean;
   retryAfterMs?: number;
 }
 
-/** Reads what the callback activity reported; a lost worker or an attempt timeout is retryable. */
-function describeFailure(err: unknown): AttemptFailure {
+/** Reads what the attempt reported; a lost worker, an expired lease or an attempt timeout is retryable. */
+function describeFailure(err: unknown, spec: TaskSpec): AttemptFailure {
   const cause = err instanceof ActivityFailure ? err.cause : err;
   if (cause instanceof ApplicationFailure) {
     const details = (cause.details?.[0] ?? {}) as CallbackFailureDetails;
@@ -193,10 +188,19 @@ function describeFailure(err: unknown): AttemptFailure {
     if (details.statusCode !== undefined) error.statusCode = details.statusCode;
     return {
       error,
-      retryable: cause.type !== CallbackFailureType.Permanent,
+      retryable:
+        cause.type !== CallbackFailureType.Permanent && cause.type !== CallbackFailureType.NackedPermanent,
       held: cause.type === CallbackFailureType.Held,
+      released: cause.type === CallbackFailureType.Released,
       retryAfterMs: details.retryAfterMs,
     };
+  }
+  if (spec.delivery && cause instanceof TimeoutFailure) {
+    const message =
+      cause.timeoutType === 'HEARTBEAT'
+        ? `lease expired: neither acked nor extended within ${spec.delivery.leaseSeconds} s`
+        : `lease held past its longest hold: ${cause.message}`;
+    return { error: { message }, retryable: true };
   }
   const message = cause instanceof Error ? cause.message : String(cause);
   return { error: { message: `callback attempt did not complete: ${message}` }, retryable: true };

@@ -52,7 +52,7 @@ const validateBatchEnvelope = createAjv().compile(CreateTasksEnvelopeSchema);
 /** The log line of a create, single or one item of a batch. */
 function logCreate(
   request: FastifyRequest,
-  task: { taskId: string; taskType: string; traceId: string | null; callbackUrl: string },
+  task: { taskId: string; taskType: string; traceId: string | null; callbackUrl?: string | undefined },
   created: boolean,
   index?: number,
 ): void {

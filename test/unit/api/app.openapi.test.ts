@@ -150,6 +150,11 @@ describe('OpenAPI document', () => {
     const scopes: Record<string, string> = {
       'post /api/v1/tasks': 'tasks:write',
       'post /api/v1/tasks/batch': 'tasks:write',
+      'post /api/v1/leases': 'tasks:lease',
+      'post /api/v1/leases/ack': 'tasks:lease',
+      'post /api/v1/leases/nack': 'tasks:lease',
+      'post /api/v1/leases/extend': 'tasks:lease',
+      'post /api/v1/leases/release': 'tasks:lease',
       'get /api/v1/tasks': 'tasks:read',
       'get /api/v1/tasks/{taskId}': 'tasks:read',
       'post /api/v1/tasks/{taskId}/cancel': 'tasks:write',

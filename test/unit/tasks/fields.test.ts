@@ -35,6 +35,7 @@ const CREATE_SAMPLES: { [K in keyof CreateTaskBody]-?: { value: CreateTaskBody[K
     delaySeconds: { value: 60, reaches: 'executeAt' },
     executeAt: { value: '2026-12-02T10:05:00.000Z' },
     callbackUrl: { value: 'https://h.example/cb' },
+    delivery: { value: { mode: 'pull', queue: 'a.b', leaseSeconds: 60 } },
     taskId: { value: 'order-7' },
     maxRetries: { value: 2 },
     timeoutMs: { value: 1500 },
@@ -49,6 +50,7 @@ describe('a field of the create body', () => {
   it.each(Object.entries(CREATE_SAMPLES))('%s reaches the Task', (field, { value, reaches }) => {
     const body = { ...base, delaySeconds: 30, [field]: value } as CreateTaskBody;
     if (field === 'executeAt') delete body.delaySeconds;
+    if (field === 'delivery') delete body.callbackUrl;
     const task = toTask(initialTaskState(buildTaskSpec(body, ctx).spec));
     const expected =
       field === 'delaySeconds' ? new Date(now + (value as number) * 1000).toISOString() : value;

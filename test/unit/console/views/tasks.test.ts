@@ -62,7 +62,13 @@ describe('console views', () => {
     ],
     [
       'dead-letter list',
-      () => tasksPage(viewer, { status: 'FAILED' }, { tasks: [task], nextPageToken: null }, undefined),
+      () =>
+        tasksPage(
+          viewer,
+          { status: 'FAILED' },
+          { tasks: [{ ...task, callbackUrl: task.callbackUrl ?? null }], nextPageToken: null },
+          undefined,
+        ),
     ],
     [
       'replay panel',

@@ -1,0 +1,128 @@
+/**
+ * Pull delivery's routes (docs/workers.md; the wire: conformance/pull/README.md). Scope `tasks:lease`;
+ * a call acts on the key's owner's pull queues and leases only.
+ */
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { ErrorBodySchema } from '../../contract/common.js';
+import {
+  ExtendAnswerSchema,
+  LeaseOutcomeSchema,
+  LeaseRequestSchema,
+  LeasesSchema,
+  LeaseTokenBodySchema,
+  NackBodySchema,
+} from '../../contract/leases.js';
+import type { LeaseService } from '../../tasks/leases.js';
+
+export interface LeaseRoutesOptions {
+  leases: LeaseService;
+}
+
+const errors = {
+  400: ErrorBodySchema,
+  401: ErrorBodySchema,
+  403: ErrorBodySchema,
+  404: ErrorBodySchema,
+  409: ErrorBodySchema,
+  429: ErrorBodySchema,
+  500: ErrorBodySchema,
+  503: ErrorBodySchema,
+};
+
+const TOKEN_ERRORS =
+  "A malformed or altered token answers 400 INVALID_ARGUMENT naming leaseToken; another owner's token, or one already settled, 404 LEASE_NOT_FOUND; an expired lease 409 LEASE_EXPIRED; a task cancelled while leased 409 TASK_CANCELLED.";
+
+export const leaseRoutes: FastifyPluginAsyncTypebox<LeaseRoutesOptions> = async (app, { leases }) => {
+  app.post(
+    '/api/v1/leases',
+    {
+      config: { scope: 'tasks:lease' },
+      schema: {
+        operationId: 'leaseTasks',
+        tags: ['leases'],
+        summary: 'Lease due pull tasks (long poll)',
+        description:
+          "Waits up to waitSeconds for a due task on the key's owner's pull queues; answers as soon as one is leased, with whatever else is ready up to max, or with no lease at the end of the wait. A key limited to task types leases only queues its patterns match (403 naming the queue). A task received after the caller hung up is handed back without spending an attempt.",
+        body: LeaseRequestSchema,
+        response: { 200: LeasesSchema, ...errors },
+      },
+    },
+    async (request, reply) => {
+      // The consumer hanging up closes the response before it is written: the poll is aborted.
+      const gone = new AbortController();
+      const onClose = () => {
+        if (!reply.raw.writableFinished) gone.abort();
+      };
+      reply.raw.once('close', onClose);
+      try {
+        return { leases: await leases.lease(request.principal, request.body, gone.signal) };
+      } finally {
+        reply.raw.off('close', onClose);
+      }
+    },
+  );
+
+  app.post(
+    '/api/v1/leases/ack',
+    {
+      config: { scope: 'tasks:lease' },
+      schema: {
+        operationId: 'ackLease',
+        tags: ['leases'],
+        summary: 'Acknowledge a leased task: it SUCCEEDED',
+        description: TOKEN_ERRORS,
+        body: LeaseTokenBodySchema,
+        response: { 200: LeaseOutcomeSchema, ...errors },
+      },
+    },
+    async (request) => leases.ack(request.principal.owner, request.body.leaseToken),
+  );
+
+  app.post(
+    '/api/v1/leases/nack',
+    {
+      config: { scope: 'tasks:lease' },
+      schema: {
+        operationId: 'nackLease',
+        tags: ['leases'],
+        summary: 'Fail a leased task: retried with its backoff, or dead-lettered (retryable: false)',
+        description: `The reason becomes the task's lastError.message. ${TOKEN_ERRORS}`,
+        body: NackBodySchema,
+        response: { 200: LeaseOutcomeSchema, ...errors },
+      },
+    },
+    async (request) => leases.nack(request.principal.owner, request.body),
+  );
+
+  app.post(
+    '/api/v1/leases/extend',
+    {
+      config: { scope: 'tasks:lease' },
+      schema: {
+        operationId: 'extendLease',
+        tags: ['leases'],
+        summary: "Renew a lease for the task's leaseSeconds from now",
+        description: TOKEN_ERRORS,
+        body: LeaseTokenBodySchema,
+        response: { 200: ExtendAnswerSchema, ...errors },
+      },
+    },
+    async (request) => leases.extend(request.principal.owner, request.body.leaseToken),
+  );
+
+  app.post(
+    '/api/v1/leases/release',
+    {
+      config: { scope: 'tasks:lease' },
+      schema: {
+        operationId: 'releaseLease',
+        tags: ['leases'],
+        summary: 'Hand a leased task back unhandled: no attempt spent, leased again at once',
+        description: TOKEN_ERRORS,
+        body: LeaseTokenBodySchema,
+        response: { 200: LeaseOutcomeSchema, ...errors },
+      },
+    },
+    async (request) => leases.release(request.principal.owner, request.body.leaseToken),
+  );
+};
