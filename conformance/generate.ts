@@ -1,6 +1,6 @@
 /**
- * Writes conformance/client/*.json and conformance/callbacks/*.json reproducibly (fixed secrets,
- * ids and timestamps). Callback signatures come from the published `standardwebhooks` package, an
+ * Writes conformance/client/*.json, conformance/callbacks/*.json and conformance/pull/*.json
+ * reproducibly (fixed secrets, ids and timestamps). Callback signatures come from the published `standardwebhooks` package, an
  * implementation independent of every SDK here. Run: `npx tsx conformance/generate.ts`.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -15,6 +15,8 @@ import { operations } from './client-vectors/operations.js';
 import { retries } from './client-vectors/retries.js';
 import { schedules } from './client-vectors/schedules.js';
 import { times } from './client-vectors/times.js';
+import { shell } from './pull/shell.js';
+import { wire } from './pull/wire.js';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
 
@@ -38,3 +40,8 @@ await write('client', 'schedules', schedules);
 
 await write('callbacks', 'verify', verifyCases);
 await write('callbacks', 'receiver', receiverCases);
+
+// ---------------------------------------------------------------- pull delivery
+
+await write('pull', 'wire-vectors', wire);
+await write('pull', 'shell-vectors', shell);

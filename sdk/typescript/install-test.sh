@@ -31,20 +31,25 @@ DTS_SDK_DIST="$(cd "$out" && pwd)" npm_config_audit=false npm_config_fund=false 
 awk '/^```ts$/{f=1;next} /^```$/{if(f){exit}} f' "$here/README.md" >example.ts
 # The first TypeScript block under "## Schedules".
 awk '/^## Schedules/{s=1} s&&/^```ts$/{f=1;next} /^```$/{if(f){exit}} f' "$here/README.md" >schedule.ts
+# The first TypeScript block under "## Pull worker" (compiled, not run: it leases until stopped).
+awk '/^## Pull worker/{s=1} s&&/^```ts$/{f=1;next} /^```$/{if(f){exit}} f' "$here/README.md" >worker.ts
 # The Express subpath compiles without Express installed (its types name node:http only).
 cat >express-entry.ts <<'TS'
 import { callbackMiddleware, type CallbackMiddleware } from '@delayed-tasks/sdk/express';
 
-export const receive: CallbackMiddleware = callbackMiddleware({ allowUnsigned: true, handlers: () => undefined });
+export const receive: CallbackMiddleware = callbackMiddleware({
+  allowUnsigned: true,
+  handlers: { 'order.close': () => undefined },
+});
 TS
 cat >tsconfig.json <<'JSON'
 { "compilerOptions": { "target": "ES2022", "module": "NodeNext", "moduleResolution": "NodeNext",
   "strict": true, "skipLibCheck": false, "types": ["node"], "typeRoots": ["TYPEROOTS"], "outDir": "out" },
-  "files": ["example.ts", "schedule.ts", "express-entry.ts"] }
+  "files": ["example.ts", "schedule.ts", "worker.ts", "express-entry.ts"] }
 JSON
 # TypeScript and Node's types from the repository's install (no download): only the SDK comes from the tarball.
 sed -i "s#TYPEROOTS#$here/../../node_modules/@types#" tsconfig.json
-check "the README example and the Express subpath compile against the installed tarball" \
+check "the README examples (first, schedules, pull worker) and the Express subpath compile against the installed tarball" \
   node "$here/../../node_modules/typescript/bin/tsc" -p tsconfig.json
 run_example() {
   node out/example.js >printed.txt || return 1

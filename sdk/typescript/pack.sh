@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Packs the SDK as npm publishes it: `npm pack` runs `prepack` (tsc with this package's own
-# tsconfig into dist/), and the tarball holds dist/, README.md and package.json only.
+# tsconfig into dist/), and the tarball holds dist/, schema.sql, README.md and package.json only.
 # tsc comes from the repository's npm workspace: installed here first (npm ci) when a fresh clone
 # has no node_modules yet, or the lock file is newer than the install, as test.sh does.
 # Usage: sdk/typescript/pack.sh OUT  -> OUT/typescript/delayed-tasks-sdk-<version>.tgz

@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # TypeScript SDK checks: typecheck, build (tsc), ESLint + Prettier, vitest (unit, conformance
-# vectors, and live scenarios when DTS_URL is set; under CI=true a missing DTS_URL fails them).
-# Last line: "typescript: N passed, N failed, N skipped".
+# vectors, the idempotency stores' vectors and fleet test on a real Redis and PostgreSQL, and live
+# scenarios when DTS_URL is set; under CI=true a missing DTS_URL fails them).
+# Redis and PostgreSQL come from scripts/local-server.sh (installed from Debian's packages when
+# missing) unless DTS_TEST_REDIS_URL / DTS_TEST_PG_URL are given; the servers it started are
+# stopped at the end. Last line: "typescript: N passed, N failed, N skipped".
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")"
 root=../..
@@ -14,12 +17,25 @@ if [[ ! -d $root/node_modules ]] || [[ ! -L $root/node_modules && $root/package-
 fi
 
 failed_checks=0
+started_servers=()
+stop_servers() {
+  for name in "${started_servers[@]}"; do "$root/scripts/local-server.sh" stop "$name" || true; done
+}
+trap stop_servers EXIT
+if [[ -z "${DTS_TEST_REDIS_URL:-}" ]] && url="$("$root/scripts/local-server.sh" redis)"; then
+  export DTS_TEST_REDIS_URL="$url"
+  started_servers+=(redis)
+fi
+if [[ -z "${DTS_TEST_PG_URL:-}" ]] && url="$("$root/scripts/local-server.sh" postgres)"; then
+  export DTS_TEST_PG_URL="$url"
+  started_servers+=(postgres)
+fi
 npx tsc -p tsconfig.json --noEmit || failed_checks=$((failed_checks + 1))
 rm -rf dist && npx tsc -p tsconfig.build.json || failed_checks=$((failed_checks + 1))
 (cd "$root" && npx eslint sdk/typescript && npx prettier --check sdk/typescript) || failed_checks=$((failed_checks + 1))
 
 report=$(mktemp)
-trap 'rm -f "$report"' EXIT
+trap 'rm -f "$report"; stop_servers' EXIT
 npx vitest run --reporter=default --reporter=json --outputFile.json="$report" "$@"
 status=$?
 read -r passed failed skipped < <(node -e '

@@ -34,6 +34,15 @@ import {
   type UpdateScheduleRequest,
 } from './schedules.js';
 import { USER_AGENT } from './version.js';
+import {
+  leaseOf,
+  type ExtendResult,
+  type Lease,
+  type LeaseRequest,
+  type LeaseResult,
+  type NackRequest,
+  type WireLease,
+} from './pull/types.js';
 
 /** @deprecated since 0.4.0, removed in 0.5.0: use {@link RetryPolicy}. */
 export type RetryOptions = RetryPolicy;
@@ -70,7 +79,14 @@ interface Request {
   path: string;
   query?: Record<string, string | number | boolean | undefined>;
   body?: unknown;
+  /** Limit of one attempt, when it is not the client's. */
+  timeoutMs?: number;
+  /** Ends the call (no retry): a worker's shutdown ending its long poll. */
+  signal?: AbortSignal;
 }
+
+/** What a long poll gets on top of its wait before its attempt times out. */
+const LONG_POLL_MARGIN_MS = 10_000;
 
 export class DelayedTasksClient {
   private readonly baseUrl: string;
@@ -269,6 +285,45 @@ export class DelayedTasksClient {
     await this.send({ method: 'DELETE', path: schedulePath(scheduleId) });
   }
 
+  /**
+   * Leases up to `max` due tasks of `queues` (`POST /api/v1/leases`), waiting up to `waitSeconds`
+   * for the first one; `[]` when none came. The attempt's timeout is at least the wait plus 10 s.
+   * `signal` ends the long poll (the service hands back what it leased after the hang-up).
+   */
+  async lease(request: LeaseRequest, options: { signal?: AbortSignal } = {}): Promise<Lease[]> {
+    const timeoutMs = Math.max(this.timeoutMs, (request.waitSeconds ?? 20) * 1000 + LONG_POLL_MARGIN_MS);
+    const body = definedOnly({ ...request });
+    const answer = await this.send({ method: 'POST', path: '/api/v1/leases', body, timeoutMs, ...options });
+    const leases = (answer.body as { leases?: WireLease[] } | undefined)?.leases ?? [];
+    return leases.map(leaseOf);
+  }
+
+  /** The leased task succeeded (`SUCCEEDED`). */
+  async ack(leaseToken: string): Promise<LeaseResult> {
+    return this.leaseVerb('ack', { leaseToken });
+  }
+
+  /** The leased task failed: retried per its policy (`RUNNING`), or at once `FAILED` when not retryable. */
+  async nack(leaseToken: string, request: NackRequest = {}): Promise<LeaseResult> {
+    return this.leaseVerb('nack', { leaseToken, ...definedOnly(request) });
+  }
+
+  /** Renews the lease for its `leaseSeconds` from now. */
+  async extend(leaseToken: string): Promise<ExtendResult> {
+    const { leaseExpiresAt } = await this.leaseVerb<{ leaseExpiresAt: string }>('extend', { leaseToken });
+    return { leaseExpiresAt: new Date(leaseExpiresAt) };
+  }
+
+  /** Hands the task back unhandled: leased again at once, no attempt spent. */
+  async release(leaseToken: string): Promise<LeaseResult> {
+    return this.leaseVerb('release', { leaseToken });
+  }
+
+  private async leaseVerb<T = LeaseResult>(verb: string, body: Record<string, unknown>): Promise<T> {
+    const answer = await this.send({ method: 'POST', path: `/api/v1/leases/${verb}`, body });
+    return answer.body as T;
+  }
+
   private async schedule(request: Request): Promise<Schedule> {
     const { body } = await this.send(request);
     return scheduleOf(body as Record<string, unknown>);
@@ -295,9 +350,12 @@ export class DelayedTasksClient {
       let response: Response;
       let text: string;
       try {
-        response = await this.fetch(url, { ...init, signal: AbortSignal.timeout(this.timeoutMs) });
+        const timeout = AbortSignal.timeout(request.timeoutMs ?? this.timeoutMs);
+        const signal = request.signal ? AbortSignal.any([request.signal, timeout]) : timeout;
+        response = await this.fetch(url, { ...init, signal });
         text = await response.text();
       } catch (err) {
+        if (request.signal?.aborted) throw request.signal.reason;
         if (retriesLeft) {
           await sleep(this.backoff(attempt));
           continue;
@@ -323,6 +381,7 @@ export class DelayedTasksClient {
       }
       if (retriesLeft && RETRYABLE_STATUS.has(response.status)) {
         await sleep(Math.max(this.backoff(attempt), this.retryAfterMs(response)));
+        if (request.signal?.aborted) throw request.signal.reason;
         continue;
       }
       throw errorOf(response, text);

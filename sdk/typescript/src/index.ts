@@ -71,7 +71,17 @@ export {
   type RejectionReason,
   type VerifierOptions,
 } from './receive/verify.js';
-export { InMemoryIdempotencyStore, once, type IdempotencyStore } from './receive/idempotency.js';
+export {
+  ClaimResult,
+  DEFAULT_CLAIM_TTL_MS,
+  DEFAULT_DONE_TTL_MS,
+  InMemoryIdempotencyStore,
+  once,
+  type Claim,
+  type IdempotencyStore,
+  type InMemoryIdempotencyStoreOptions,
+  type OnceOutcome,
+} from './receive/idempotency.js';
 export { createNodeHandler } from './receive/node.js';
 export {
   createReceiver,
@@ -84,3 +94,12 @@ export {
   type ReceiverOptions,
   type ReceiverResponse,
 } from './receive/handler.js';
+export { PullWorker, type LeaseHandler, type PullWorkerOptions } from './pull/worker.js';
+export type {
+  ExtendResult,
+  Lease,
+  LeasedTask,
+  LeaseRequest,
+  LeaseResult,
+  NackRequest,
+} from './pull/types.js';

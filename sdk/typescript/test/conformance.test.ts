@@ -1,6 +1,7 @@
 /**
- * Runs the shared vectors (conformance/README.md) against this SDK: client cases against a loopback
- * node:http stub serving the vectors' responses, callback cases through verify + parse, and the
+ * Runs the shared vectors (conformance/README.md) against this SDK: client cases (and the lease
+ * verbs of conformance/pull/wire-vectors.json) against a loopback node:http stub serving the
+ * vectors' responses, callback cases through verify + parse, and the
  * receiver cases (callbacks/receiver.json) through every receiving adapter the SDK ships.
  */
 import { createServer, type Server } from 'node:http';
@@ -54,7 +55,12 @@ type Operation =
   | 'resumeSchedule'
   | 'triggerSchedule'
   | 'backfillSchedule'
-  | 'deleteSchedule';
+  | 'deleteSchedule'
+  | 'lease'
+  | 'ack'
+  | 'nack'
+  | 'extend'
+  | 'release';
 
 interface ClientCase {
   name: string;
@@ -215,7 +221,18 @@ async function run(
 ) {
   const { taskId, ...rest } = input as { taskId: string } & Record<string, unknown>;
   const { scheduleId, ...changes } = input as { scheduleId: string } & Record<string, unknown>;
+  const { leaseToken, ...nack } = input as { leaseToken: string } & Record<string, unknown>;
   switch (operation) {
+    case 'lease':
+      return client.lease(input as never);
+    case 'ack':
+      return client.ack(leaseToken);
+    case 'nack':
+      return client.nack(leaseToken, nack);
+    case 'extend':
+      return client.extend(leaseToken);
+    case 'release':
+      return client.release(leaseToken);
     case 'createSchedule':
       return client.createSchedule(input as never);
     case 'getSchedule':
@@ -265,7 +282,11 @@ describe('client vectors', () => {
   });
   afterAll(() => stub.stop());
 
-  it.each(load<ClientCase>('client').map((c) => [`${c.file}: ${c.name}`, c] as const))('%s', async (_, c) => {
+  const cases = [
+    ...load<ClientCase>('client'),
+    ...load<ClientCase>('pull', (file) => file === 'wire-vectors.json'),
+  ];
+  it.each(cases.map((c) => [`${c.file}: ${c.name}`, c] as const))('%s', async (_, c) => {
     stub.seen = [];
     stub.responses = c.responses;
     const client = new DelayedTasksClient({

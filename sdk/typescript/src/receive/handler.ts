@@ -33,7 +33,10 @@ export class PermanentError extends Error {
 export type CallbackHandler = (callback: Callback) => Promise<void> | void;
 
 export interface ReceiverOptions extends Partial<VerifierOptions> {
-  /** One handler per task type (others answer 422), or one handler for every type. */
+  /**
+   * One handler per task type (others answer 422), as in every SDK. One function for every type
+   * still works in 0.4 but is deprecated (a `DeprecationWarning` once per process) and goes in 0.5.
+   */
   handlers: Record<string, CallbackHandler> | CallbackHandler;
   /**
    * Lets the receiver be built without `secrets`, and then accept unsigned callbacks (only for a
@@ -43,8 +46,10 @@ export interface ReceiverOptions extends Partial<VerifierOptions> {
    */
   allowUnsigned?: boolean;
   /**
-   * Handled callbacks, by their signed `webhook-id` (the body's `taskId` when unsigned); `false`
-   * turns deduplication off. @defaultValue an InMemoryIdempotencyStore
+   * Claims each callback by its signed `webhook-id` (the body's `taskId` when unsigned) before the
+   * handler runs: a key done is answered `duplicate`, a key another instance is handling `503` with
+   * `Retry-After: 5`. Share a `RedisIdempotencyStore` or `SqlIdempotencyStore` between replicas;
+   * `false` turns deduplication off. @defaultValue an InMemoryIdempotencyStore
    */
   idempotencyStore?: IdempotencyStore | false;
   /** Called with unexpected handler errors (answered 500). */
@@ -83,6 +88,19 @@ export const answer = (
   body,
 });
 
+/** The `Retry-After` of a callback whose key another receiver is handling (seconds). */
+const IN_PROGRESS_RETRY_AFTER = '5';
+
+let warnedHandlerForEveryType = false;
+function warnHandlerForEveryType(): void {
+  if (warnedHandlerForEveryType) return;
+  warnedHandlerForEveryType = true;
+  process.emitWarning(
+    'one handler function for every task type is deprecated: give handlers as { [taskType]: handler }',
+    { type: 'DeprecationWarning', code: 'DELAYED_TASKS_HANDLERS_FUNCTION' },
+  );
+}
+
 /** The framework-free receiver: (headers, raw body) -> status, headers, body. */
 export type CallbackReceiver = (
   headers: HeaderSource,
@@ -101,6 +119,7 @@ export function createReceiver(options: ReceiverOptions): CallbackReceiver {
       ? undefined
       : (options.idempotencyStore ?? new InMemoryIdempotencyStore());
   const { handlers } = options;
+  if (typeof handlers === 'function') warnHandlerForEveryType();
 
   return async (headers, body) => {
     let callback: Callback;
@@ -127,6 +146,8 @@ export function createReceiver(options: ReceiverOptions): CallbackReceiver {
     try {
       const run = () => handler(callback);
       const outcome = store ? await once(store, key, run) : (await run(), 'handled');
+      if (outcome === 'in_progress')
+        return answer(503, { status: 'retry' }, { 'retry-after': IN_PROGRESS_RETRY_AFTER });
       return answer(200, { status: outcome });
     } catch (err) {
       if (err instanceof RetryableError) {

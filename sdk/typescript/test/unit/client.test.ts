@@ -51,6 +51,30 @@ describe('DelayedTasksClient transport', () => {
     expect(server.attempts()).toBe(2);
   });
 
+  it('a long poll outlives the client timeout: lease waits its waitSeconds plus 10 s per attempt', async () => {
+    const leased =
+      'HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 13\r\nconnection: close\r\n\r\n{"leases":[]}';
+    const server = await serve((_, socket) => void setTimeout(() => socket.end(leased), 600));
+    const client = new DelayedTasksClient({
+      baseUrl: server.url,
+      timeoutMs: 200,
+      retry: { ...fastRetries, maxRetries: 0 },
+    });
+    await expect(client.lease({ queues: ['q'], waitSeconds: 0 })).resolves.toEqual([]);
+    expect(server.attempts()).toBe(1);
+  });
+
+  it('an aborted lease ends at once and is not retried', async () => {
+    const server = await serve(() => undefined); // never answers
+    const client = new DelayedTasksClient({ baseUrl: server.url, retry: fastRetries });
+    const abort = new AbortController();
+    const leasing = client.lease({ queues: ['q'] }, { signal: abort.signal });
+    while (server.attempts() === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+    abort.abort(new Error('shutting down'));
+    await expect(leasing).rejects.toThrow('shutting down');
+    expect(server.attempts()).toBe(1);
+  });
+
   it('uses the injected fetch, the base URL without its trailing slash, and the user agent', async () => {
     const seen: Array<{ url: string; headers: Headers }> = [];
     const fetchSpy: typeof fetch = async (input, init) => {

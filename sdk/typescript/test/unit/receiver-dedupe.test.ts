@@ -19,7 +19,11 @@ afterEach(async () => {
 async function receiver(options: Partial<ReceiverOptions> = { secrets: [SECRET] }) {
   const ran: string[] = [];
   const server = createServer(
-    createNodeHandler({ now: () => NOW * 1000, ...options, handlers: (cb) => void ran.push(cb.taskId) }),
+    createNodeHandler({
+      now: () => NOW * 1000,
+      ...options,
+      handlers: { 'order.close': (cb) => void ran.push(cb.taskId) },
+    }),
   );
   servers.push(server);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

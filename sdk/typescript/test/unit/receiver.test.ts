@@ -70,9 +70,11 @@ describe('createReceiver maps outcomes to statuses', () => {
     let calls = 0;
     const receive = createReceiver({
       ...base,
-      handlers: () => {
-        calls++;
-        if (calls === 1) throw new RetryableError('not yet');
+      handlers: {
+        'order.close': () => {
+          calls++;
+          if (calls === 1) throw new RetryableError('not yet');
+        },
       },
     });
     const { headers, body } = signedRequest();
@@ -83,8 +85,10 @@ describe('createReceiver maps outcomes to statuses', () => {
   });
 
   it('refuses to build without secrets unless unsigned callbacks are allowed', async () => {
-    expect(() => createReceiver({ handlers: () => undefined })).toThrow(/secrets are required/);
-    const receive = createReceiver({ allowUnsigned: true, handlers: () => undefined });
+    expect(() => createReceiver({ handlers: { 'order.close': () => undefined } })).toThrow(
+      /secrets are required/,
+    );
+    const receive = createReceiver({ allowUnsigned: true, handlers: { 'order.close': () => undefined } });
     const { body } = signedRequest();
     expect((await receive({}, body)).status).toBe(200);
   });
@@ -111,7 +115,7 @@ describe('adapters', () => {
   });
 
   it('node:http handler survives a request that breaks off mid-body', async () => {
-    const server = createServer(createNodeHandler({ ...base, handlers: () => undefined }));
+    const server = createServer(createNodeHandler({ ...base, handlers: { 'order.close': () => undefined } }));
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const { port } = server.address() as AddressInfo;
     try {
@@ -138,7 +142,7 @@ describe('adapters', () => {
     await app.register(callbackPlugin, {
       ...base,
       path: '/hooks/tasks',
-      handlers: (cb) => void seen.push(cb),
+      handlers: { 'order.close': (cb) => void seen.push(cb) },
     });
     app.post('/echo', async (request) => request.body);
     const { headers, body } = signedRequest({ payload: { big: 1 } });
@@ -160,7 +164,7 @@ describe('adapters', () => {
   it('Express middleware reads the raw bytes, or takes them from express.raw(), and leaves other routes alone', async () => {
     const seen: Callback[] = [];
     const app = express();
-    const receive = callbackMiddleware({ ...base, handlers: (cb) => void seen.push(cb) });
+    const receive = callbackMiddleware({ ...base, handlers: { 'order.close': (cb) => void seen.push(cb) } });
     app.post('/hooks/tasks', receive);
     app.post('/hooks/raw', express.raw({ type: 'application/json' }), receive);
     app.use('/hooks/parsed', express.json(), receive);
