@@ -18,6 +18,9 @@ export const KNOWN_ERROR_CODES = [
   'RESOURCE_EXHAUSTED',
   'UNAVAILABLE',
   'INTERNAL',
+  'LEASE_NOT_FOUND',
+  'LEASE_EXPIRED',
+  'TASK_CANCELLED',
   /** The SDK's own: the answer was not the API's error body (a proxy's HTML page, say). */
   'UNKNOWN',
 ] as const;
