@@ -1,6 +1,7 @@
 """Python client of the delayed-task service, and helpers to receive its callbacks."""
 
 from ._async_client import AsyncClient
+from ._async_worker import AsyncLeaseHandler, AsyncPullWorker
 from ._callback import (
     Callback,
     CallbackRejectedError,
@@ -36,6 +37,7 @@ from ._errors import (
     UnsupportedMediaTypeError,
 )
 from ._idempotency import (
+    AsyncIdempotencyStore,
     Claim,
     ClaimResult,
     Idempotency,
@@ -46,6 +48,7 @@ from ._models import (
     AttemptOutcome,
     CreateTaskResult,
     CreateTasksItem,
+    Delivery,
     Task,
     TaskAttempt,
     TaskError,
@@ -53,7 +56,7 @@ from ._models import (
     TaskStatus,
     TaskSummary,
 )
-from ._pull import Lease, LeasedTask, LeaseRequest, NackRequest
+from ._pull import ExtendResult, Lease, LeasedTask, LeaseRequest, LeaseResult, NackRequest
 from ._receiver import CallbackReceiver, PermanentError, RetryableError
 from ._request import CreateTaskRequest
 from ._retry import RetryPolicy
@@ -69,7 +72,7 @@ from ._schedules import (
     ScheduleTaskRequest,
 )
 from ._version import __version__
-from ._worker import PullWorker, PullWorkerOptions
+from ._worker import LeaseHandler, PullWorker, PullWorkerOptions
 from .asgi import AsyncCallbackHandler, CallbackASGIApp
 from .wsgi import CallbackHandler, CallbackWSGIApp
 
@@ -77,6 +80,9 @@ __all__ = [
     "UNSET",
     "AsyncCallbackHandler",
     "AsyncClient",
+    "AsyncIdempotencyStore",
+    "AsyncLeaseHandler",
+    "AsyncPullWorker",
     "AttemptOutcome",
     "Callback",
     "CallbackASGIApp",
@@ -94,8 +100,10 @@ __all__ = [
     "CreateTasksItem",
     "Delay",
     "DelayedTaskError",
+    "Delivery",
     "ErrorCode",
     "ErrorDetail",
+    "ExtendResult",
     "FailedPreconditionError",
     "Idempotency",
     "IdempotencyStore",
@@ -104,8 +112,10 @@ __all__ = [
     "InvalidArgumentError",
     "Lease",
     "LeaseExpiredError",
+    "LeaseHandler",
     "LeaseNotFoundError",
     "LeaseRequest",
+    "LeaseResult",
     "LeasedTask",
     "MethodNotAllowedError",
     "NackRequest",
@@ -145,11 +155,3 @@ __all__ = [
     "__version__",
     "parse_callback",
 ]
-
-# The asyncio twins and the lease verbs' answers (named in conformance/pull/README.md): public,
-# but not in __all__ until conformance/vocabulary.json lists them (its test compares __all__
-# with it both ways).
-from ._async_worker import AsyncPullWorker as AsyncPullWorker
-from ._idempotency import AsyncIdempotencyStore as AsyncIdempotencyStore
-from ._pull import ExtendResult as ExtendResult
-from ._pull import LeaseResult as LeaseResult
