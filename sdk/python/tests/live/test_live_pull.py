@@ -1,6 +1,6 @@
 """Pull delivery on the live stack: `PullWorker` and `AsyncPullWorker` lease, ack, nack and
-release real tasks. Tasks are created with `delivery=Delivery.pull(...)` through `create`. Skipped when the stack has no lease routes
-(before the `pull` branch is merged)."""
+release real tasks, created with `delivery=Delivery.pull(...)` through `create`. Skipped when
+the stack has no lease routes (before the `pull` branch is merged)."""
 
 from __future__ import annotations
 
