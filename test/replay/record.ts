@@ -61,6 +61,26 @@ const POLICIES: PolicyFile = {
   },
 };
 const TIMER_STARTED = 'EVENT_TYPE_TIMER_STARTED';
+/** A pull task on a queue of its scenario's own, so no scenario leases another's task. */
+const pullOn = (queue: string) => ({
+  taskType: 'fixture.pull',
+  callbackUrl: undefined,
+  delivery: { mode: 'pull', queue, leaseSeconds: 5 },
+});
+
+/** Leases the next task of `queues`, waiting as long as it takes (each call up to 20 s). */
+async function leaseIn(ctx: Context, queues: string[]): Promise<string> {
+  for (;;) {
+    const answer = (await post(ctx, '/api/v1/leases', { queues, waitSeconds: 20 })) as {
+      leases: { leaseToken: string }[];
+    };
+    if (answer.leases[0]) return answer.leases[0].leaseToken;
+  }
+}
+
+async function settleIn(ctx: Context, verb: 'ack' | 'nack' | 'release', leaseToken: string): Promise<void> {
+  await post(ctx, `/api/v1/leases/${verb}`, { leaseToken });
+}
 const COMPLETED = 'EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED';
 const FAILED = 'EVENT_TYPE_WORKFLOW_EXECUTION_FAILED';
 const CANCELED = 'EVENT_TYPE_WORKFLOW_EXECUTION_CANCELED';
@@ -163,6 +183,26 @@ const scenarios: Scenario[] = [
       ]);
       await createWithId(ctx, taskId, { delaySeconds: 0 });
       return { workflowId: taskId, lastEvent: COMPLETED };
+    },
+  },
+  {
+    name: 'pull-waiting',
+    what: 'open: a pull task due at once, its attempt scheduled on the pull queue, no worker leasing it',
+    run: async (ctx) => {
+      const workflowId = await create(ctx, 'pull-waiting', { ...pullOn('fixture.waiting'), delaySeconds: 0 });
+      return { workflowId, lastEvent: 'EVENT_TYPE_ACTIVITY_TASK_SCHEDULED' };
+    },
+  },
+  {
+    name: 'pull-released-nacked-acked',
+    what: 'a pull task: its first lease released (no attempt spent), leased again and nacked (1 s backoff), attempt 2 acked',
+    run: async (ctx) => {
+      const workflowId = await create(ctx, 'pull-acked', { ...pullOn('fixture.acked'), delaySeconds: 0 });
+      const queues = ['fixture.acked'];
+      await settleIn(ctx, 'release', await leaseIn(ctx, queues));
+      await settleIn(ctx, 'nack', await leaseIn(ctx, queues));
+      await settleIn(ctx, 'ack', await leaseIn(ctx, queues));
+      return { workflowId, lastEvent: COMPLETED };
     },
   },
   {

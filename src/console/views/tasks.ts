@@ -191,7 +191,17 @@ export function taskPage(
     ['Status', task.status],
     ['Due (executeAt)', task.executeAt],
     ['Created', task.createdAt],
-    ['Callback URL', task.callbackUrl],
+    ...(task.delivery
+      ? ([
+          ['Delivery', `pull queue ${task.delivery.queue}, lease ${task.delivery.leaseSeconds} s`],
+          [
+            'Lease',
+            task.lease
+              ? `held by ${task.lease.workerIdentity ?? 'a worker'} until ${task.lease.expiresAt}`
+              : 'none held',
+          ],
+        ] satisfies [string, unknown][])
+      : ([['Callback URL', task.callbackUrl]] satisfies [string, unknown][])),
     ['Payload version', task.payloadVersion],
     ['Max retries', task.maxRetries],
     ['Timeout', `${task.timeoutMs} ms`],
