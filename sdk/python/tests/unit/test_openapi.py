@@ -63,6 +63,9 @@ def answer(document: dict[str, Any], method: str, path: str, status: str) -> dic
 
 
 def properties(schema: dict[str, Any]) -> set[str]:
+    """The schema's properties; of every option for a union (`delivery`: pull or broker)."""
+    if "anyOf" in schema and "properties" not in schema:
+        return {name for option in schema["anyOf"] for name in option.get("properties", {})}
     return set(schema["properties"])
 
 
