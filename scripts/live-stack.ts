@@ -97,7 +97,7 @@ function mintApiKey(keysFile: string): string {
       '--owner',
       'default',
       '--scopes',
-      'tasks:write,tasks:read,schedules:write,schedules:read',
+      'tasks:write,tasks:read,tasks:lease,schedules:write,schedules:read',
       '--description',
       'SDK live tests',
     ],

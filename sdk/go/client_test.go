@@ -171,6 +171,7 @@ func TestChecksBeforeSending(t *testing.T) {
 		{"neither", dt.CreateTaskRequest{Payload: map[string]any{}}, []string{"delaySeconds"}},
 		{"both", dt.CreateTaskRequest{Payload: map[string]any{}, Delay: time.Second, ExecuteAt: at}, []string{"delaySeconds"}},
 		{"negative", dt.CreateTaskRequest{Payload: map[string]any{}, Delay: -time.Second}, []string{"delaySeconds"}},
+		{"callback and delivery", dt.CreateTaskRequest{Payload: map[string]any{}, Delay: time.Second, CallbackURL: "http://127.0.0.1:9/cb", Delivery: &dt.Delivery{Mode: "pull"}}, []string{"delivery"}},
 	}
 	s := newStub(t)
 	c := newClient(t, s.URL)

@@ -1,12 +1,9 @@
 package delayedtasks_test
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"net/http"
-	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -36,29 +33,19 @@ func pullClient(t *testing.T) *dt.Client {
 // liveQueue is a queue (and task type) of this run: lowercase, as queue names are.
 func liveQueue(name string) string { return strings.ToLower("go.pull." + name + "." + runID) }
 
-// createPullTask creates a task with pull delivery on queue, due now. The wire's delivery field is
-// sent as JSON here (CreateTaskRequest gets it once docs/openapi.json has it).
+// createPullTask creates a task with pull delivery on queue, due now, through Create.
 func createPullTask(t *testing.T, taskID, queue string, payload map[string]any, maxRetries int) {
 	t.Helper()
-	body, _ := json.Marshal(map[string]any{
-		"taskId": taskID, "taskType": queue, "payload": payload, "maxRetries": maxRetries,
-		"executeAt": time.Now().UTC().Format("2006-01-02T15:04:05.000Z"),
-		"delivery":  map[string]any{"mode": "pull", "queue": queue, "leaseSeconds": 6},
+	task, created, err := liveClient(t).Create(context.Background(), &dt.CreateTaskRequest{
+		TaskID: taskID, TaskType: queue, Payload: payload, MaxRetries: dt.Ptr(maxRetries),
+		ExecuteAt: time.Now(),
+		Delivery:  &dt.Delivery{Mode: "pull", Queue: queue, LeaseSeconds: 6},
 	})
-	req, _ := http.NewRequest(http.MethodPost, os.Getenv("DTS_URL")+"/api/v1/tasks", bytes.NewReader(body))
-	req.Header.Set("Content-Type", "application/json")
-	if key := os.Getenv("DTS_API_KEY"); key != "" {
-		req.Header.Set("Authorization", "Bearer "+key)
-	}
-	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("create pull task: %v", err)
 	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusCreated {
-		var answer any
-		_ = json.NewDecoder(resp.Body).Decode(&answer)
-		t.Fatalf("create pull task: %d %v", resp.StatusCode, answer)
+	if !created || task.Delivery == nil || task.Delivery.Queue != queue || task.Delivery.LeaseSeconds != 6 || task.CallbackURL != "" {
+		t.Fatalf("create pull task: created %v, delivery %+v, callbackUrl %q", created, task.Delivery, task.CallbackURL)
 	}
 }
 

@@ -63,6 +63,7 @@ type ScheduleTask struct {
 	Payload        map[string]any `json:"payload,omitempty"`
 	PayloadVersion int            `json:"payloadVersion"`
 	CallbackURL    string         `json:"callbackUrl,omitempty"`
+	Delivery       *Delivery      `json:"delivery,omitempty"`
 	MaxRetries     int            `json:"maxRetries"`
 	TimeoutMs      int            `json:"timeoutMs"`
 	TraceID        *string        `json:"traceId"`
@@ -106,6 +107,7 @@ type ScheduleTaskRequest struct {
 	TaskType       string         `json:"taskType,omitempty"`
 	Payload        map[string]any `json:"payload"`
 	CallbackURL    string         `json:"callbackUrl,omitempty"`
+	Delivery       *Delivery      `json:"delivery,omitempty"`
 	MaxRetries     *int           `json:"maxRetries,omitempty"`
 	TimeoutMs      int            `json:"timeoutMs,omitempty"`
 	PayloadVersion int            `json:"payloadVersion,omitempty"`
@@ -258,6 +260,7 @@ func specBody(body map[string]any, req *UpdateScheduleRequest) (map[string]any, 
 		} else {
 			details = checkPayload(req.Task.Payload, "task.payload", details)
 		}
+		details = checkTarget(req.Task.CallbackURL, req.Task.Delivery, "task.delivery", details)
 		body["task"] = req.Task
 	}
 	return body, details

@@ -28,6 +28,27 @@ type TaskError struct {
 	StatusCode int `json:"statusCode,omitempty"`
 }
 
+// Delivery is how a due task is delivered instead of a callback (a task names CallbackURL or
+// Delivery, not both). Mode "pull" waits on Queue (default: the task type) until a worker leases
+// it ([Client.Lease], [PullWorker]), LeaseSeconds long (default 60). Mode "broker" publishes it to
+// Broker, a broker the operator declared: Redis Streams (Stream, MaxLen), RabbitMQ (Exchange,
+// RoutingKey) or Kafka (Topic, Key); a task read back names the broker's Kind. A task read back
+// may carry a mode this version does not know: its Mode says which, the fields it knows are set.
+type Delivery struct {
+	Mode         string `json:"mode"`
+	Queue        string `json:"queue,omitempty"`
+	LeaseSeconds int    `json:"leaseSeconds,omitempty"`
+	Broker       string `json:"broker,omitempty"`
+	Stream       string `json:"stream,omitempty"`
+	MaxLen       int    `json:"maxLen,omitempty"`
+	Exchange     string `json:"exchange,omitempty"`
+	RoutingKey   string `json:"routingKey,omitempty"`
+	Topic        string `json:"topic,omitempty"`
+	Key          string `json:"key,omitempty"`
+	// Kind is the broker's kind on a task read back (redis-streams, rabbitmq, kafka); not sent.
+	Kind string `json:"kind,omitempty"`
+}
+
 // Task is a task as the service reports it. Owner is the team or service it belongs to (the owner
 // of the API key that created it). Payload numbers are [encoding/json.Number].
 type Task struct {
@@ -39,11 +60,20 @@ type Task struct {
 	CreatedAt      time.Time      `json:"createdAt"`
 	Payload        map[string]any `json:"payload"`
 	PayloadVersion int            `json:"payloadVersion"`
-	CallbackURL    string         `json:"callbackUrl"`
-	MaxRetries     int            `json:"maxRetries"`
-	TimeoutMs      int            `json:"timeoutMs"`
-	TraceID        *string        `json:"traceId"`
-	Priority       int            `json:"priority"`
+	// CallbackURL is empty for a pull or broker task (see Delivery).
+	CallbackURL string `json:"callbackUrl"`
+	// Delivery is a pull or broker task's delivery, defaults applied; nil for a callback task.
+	Delivery *Delivery `json:"delivery,omitempty"`
+	// Lease is set while a worker holds a pull task: when the lease runs out unless extended, and
+	// who holds it (nil when the worker gave no identity).
+	Lease *struct {
+		ExpiresAt      time.Time `json:"expiresAt"`
+		WorkerIdentity *string   `json:"workerIdentity"`
+	} `json:"lease,omitempty"`
+	MaxRetries int     `json:"maxRetries"`
+	TimeoutMs  int     `json:"timeoutMs"`
+	TraceID    *string `json:"traceId"`
+	Priority   int     `json:"priority"`
 	// Attempts is the number of callback attempts made so far.
 	Attempts  int        `json:"attempts"`
 	LastError *TaskError `json:"lastError"`
@@ -89,10 +119,13 @@ type TaskSummary struct {
 	ExecuteAt   *time.Time `json:"executeAt"`
 	CreatedAt   *time.Time `json:"createdAt"`
 	CallbackURL *string    `json:"callbackUrl"`
-	Priority    *int       `json:"priority"`
-	Attempts    int        `json:"attempts"`
-	LastError   *TaskError `json:"lastError"`
-	CompletedAt *time.Time `json:"completedAt"`
+	// DeliveryMode is "pull" or "broker" (or a newer mode) for a task without a callback; empty
+	// for a callback task.
+	DeliveryMode string     `json:"deliveryMode,omitempty"`
+	Priority     *int       `json:"priority"`
+	Attempts     int        `json:"attempts"`
+	LastError    *TaskError `json:"lastError"`
+	CompletedAt  *time.Time `json:"completedAt"`
 }
 
 // TaskPage is one page of a list.
@@ -117,8 +150,11 @@ type CreateTaskRequest struct {
 	// means not set: to run a task now, set ExecuteAt to time.Now().
 	Delay time.Duration
 	// ExecuteAt runs the task at this time (sent in UTC with milliseconds).
-	ExecuteAt   time.Time
+	ExecuteAt time.Time
+	// CallbackURL may be empty when the task type's policy names one, or when Delivery is set.
 	CallbackURL string
+	// Delivery delivers the task by pull or broker instead of a callback; not with CallbackURL.
+	Delivery *Delivery
 	// TaskID is generated (UUID v4) when empty, once, so that retries of the create cannot
 	// create two tasks.
 	TaskID         string
@@ -135,6 +171,7 @@ type createBody struct {
 	DelaySeconds   *float64       `json:"delaySeconds,omitempty"`
 	ExecuteAt      string         `json:"executeAt,omitempty"`
 	CallbackURL    string         `json:"callbackUrl,omitempty"`
+	Delivery       *Delivery      `json:"delivery,omitempty"`
 	TaskID         string         `json:"taskId"`
 	MaxRetries     *int           `json:"maxRetries,omitempty"`
 	TimeoutMs      int            `json:"timeoutMs,omitempty"`
@@ -171,6 +208,7 @@ func newCreateBody(req *CreateTaskRequest) (createBody, error) {
 	} else {
 		details = checkPayload(req.Payload, "payload", details)
 	}
+	details = checkTarget(req.CallbackURL, req.Delivery, "delivery", details)
 	delay, executeAt, details := checkWhen(req.Delay, req.ExecuteAt, true, details)
 	if len(details) > 0 {
 		return createBody{}, invalidArgument(details)
@@ -181,6 +219,7 @@ func newCreateBody(req *CreateTaskRequest) (createBody, error) {
 		DelaySeconds:   delay,
 		ExecuteAt:      executeAt,
 		CallbackURL:    req.CallbackURL,
+		Delivery:       req.Delivery,
 		TaskID:         req.TaskID,
 		MaxRetries:     req.MaxRetries,
 		TimeoutMs:      req.TimeoutMs,

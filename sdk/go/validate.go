@@ -209,3 +209,12 @@ func newUUID() string {
 	b[8] = b[8]&0x3f | 0x80
 	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
 }
+
+// checkTarget refuses a task that names both a callback URL and a delivery (neither is fine: the
+// task type's policy may name the callback).
+func checkTarget(callbackURL string, delivery *Delivery, field string, details []ErrorDetail) []ErrorDetail {
+	if callbackURL != "" && delivery != nil {
+		details = append(details, ErrorDetail{Field: field, Reason: "give either callbackUrl or delivery, not both"})
+	}
+	return details
+}

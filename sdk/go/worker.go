@@ -13,20 +13,20 @@ import (
 	"time"
 )
 
-// PullHandler handles one leased task. Returning nil acks it; [Permanent] nacks it without retry
+// LeaseHandler handles one leased task. Returning nil acks it; [Permanent] nacks it without retry
 // (the task fails now); any other error (or a panic) nacks it for a retry, with the error's
 // message as the task's lastError. ctx is cancelled when the lease is lost (expired, cancelled)
 // or when a shutdown gives up waiting.
-type PullHandler func(ctx context.Context, task *LeasedTask) error
+type LeaseHandler func(ctx context.Context, task *LeasedTask) error
 
-// PullWorker leases due tasks of pull queues and runs a [PullHandler] per task type: at most
+// PullWorker leases due tasks of pull queues and runs a [LeaseHandler] per task type: at most
 // Concurrency at once, the lease extended every third of its length while the handler runs,
 // acked when it returns nil, nacked when it fails. With an [IdempotencyStore], the task's
 // IdempotencyKey is claimed first: a key done before is acked without running the handler, a key
 // another worker holds is released (no attempt spent) for later.
 type PullWorker struct {
 	client          *Client
-	handlers        map[string]PullHandler
+	handlers        map[string]LeaseHandler
 	types           []string // registered, in order: the default queues
 	queues          []string
 	concurrency     int
@@ -95,7 +95,7 @@ func NewPullWorker(client *Client, opts ...PullWorkerOption) (*PullWorker, error
 	host, _ := os.Hostname()
 	w := &PullWorker{
 		client:          client,
-		handlers:        make(map[string]PullHandler),
+		handlers:        make(map[string]LeaseHandler),
 		concurrency:     10,
 		waitSeconds:     20,
 		identity:        host + "/" + strconv.Itoa(os.Getpid()),
@@ -130,7 +130,7 @@ func NewPullWorker(client *Client, opts ...PullWorkerOption) (*PullWorker, error
 
 // Handle registers fn for taskType. It panics when taskType is already registered; register every
 // type before Run.
-func (w *PullWorker) Handle(taskType string, fn PullHandler) {
+func (w *PullWorker) Handle(taskType string, fn LeaseHandler) {
 	if _, dup := w.handlers[taskType]; dup {
 		panic(fmt.Sprintf("delayedtasks: task type %q registered twice", taskType))
 	}
@@ -456,7 +456,7 @@ func (w *PullWorker) extendWhileRunning(j *job) (stop func()) {
 }
 
 // callHandler runs fn, turning a panic into an error (the stack goes to the log, not the task).
-func (w *PullWorker) callHandler(ctx context.Context, fn PullHandler, task *LeasedTask) (err error) {
+func (w *PullWorker) callHandler(ctx context.Context, fn LeaseHandler, task *LeasedTask) (err error) {
 	defer func() {
 		if v := recover(); v != nil {
 			w.logger.Error("handler panicked", "taskId", task.TaskID, "panic", v, "stack", string(debug.Stack()))

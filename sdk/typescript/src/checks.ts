@@ -23,7 +23,18 @@ export const REASONS = {
   notObject: 'must be a JSON object',
   /** TypeScript only: a `Date` whose time is NaN (`new Date('nope')`), which no other language has. */
   invalidDate: 'is an invalid Date',
+  bothTargets: 'give either callbackUrl or delivery, not both',
 } as const;
+
+/**
+ * Throws INVALID_ARGUMENT when both `callbackUrl` and `delivery` are set (neither is fine: the task
+ * type's policy may name the callback).
+ */
+export function checkTarget(target: { callbackUrl?: unknown; delivery?: unknown }, field = 'delivery'): void {
+  if (target.callbackUrl !== undefined && target.delivery !== undefined) {
+    throw invalidArgument(field, REASONS.bothTargets);
+  }
+}
 
 /** Throws INVALID_ARGUMENT unless `payload` is a plain JSON object of numbers JSON can carry exactly. */
 export function checkPayload(payload: unknown, field = 'payload'): asserts payload is Payload {

@@ -3,7 +3,7 @@
  * one method per operation, checks before sending.
  */
 import { randomUUID } from 'node:crypto';
-import { checkPayload, wireTime, wireWhen } from './checks.js';
+import { checkPayload, checkTarget, wireTime, wireWhen } from './checks.js';
 import { DelayedTaskError, type ErrorBody, type ErrorDetail } from './errors.js';
 import { stringify } from './json.js';
 import {
@@ -444,6 +444,7 @@ function apiError(
 function createBody(input: CreateTaskRequest) {
   const { payload, delaySeconds, executeAt, taskId, ...rest } = input;
   checkPayload(payload);
+  checkTarget(rest);
   return {
     ...definedOnly(rest),
     payload,

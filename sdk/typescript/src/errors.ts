@@ -21,6 +21,9 @@ export const KNOWN_ERROR_CODES = [
   /** Sent before any route: the request's headers were too slow or too large (nothing was done). */
   'REQUEST_TIMEOUT',
   'HEADERS_TOO_LARGE',
+  'LEASE_NOT_FOUND',
+  'LEASE_EXPIRED',
+  'TASK_CANCELLED',
   /** The SDK's own: the answer was not the API's error body (a proxy's HTML page, say). */
   'UNKNOWN',
 ] as const;

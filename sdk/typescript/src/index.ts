@@ -19,6 +19,7 @@ export type {
   CreateTaskRequest,
   CreateTaskResult,
   CreateTasksItem,
+  Delivery,
   ListTasksRequest,
   ReplayRequest,
   RescheduleRequest,

@@ -2,8 +2,8 @@
  * Schedules: recurring tasks on Temporal Schedules. The types as the SDK returns them (wire names,
  * times parsed to `Date`) and the wire bodies of the schedule verbs.
  */
-import { checkPayload, wireTime, type Payload } from './checks.js';
-import type { TaskStatus } from './types.js';
+import { checkPayload, checkTarget, wireTime, type Payload } from './checks.js';
+import type { Delivery, TaskStatus } from './types.js';
 
 /**
  * When a run is due while the previous occurrence still runs: `skip` (the service's default),
@@ -16,7 +16,10 @@ export type OverlapPolicy = (typeof OVERLAP_POLICIES)[number];
 export interface ScheduleTaskRequest {
   taskType: string;
   payload: Payload;
+  /** Not with `delivery`; may be left out when the task type's policy has one. */
   callbackUrl?: string;
+  /** Pull or broker delivery instead of a callback. Not with `callbackUrl`. */
+  delivery?: Delivery;
   maxRetries?: number;
   timeoutMs?: number;
   payloadVersion?: number;
@@ -114,8 +117,10 @@ export interface ScheduleTask {
   /** Absent from the answer of a write verb when the API key lacks `schedules:read`. */
   payload?: Payload;
   payloadVersion: number;
-  /** Absent from the answer of a write verb when the API key lacks `schedules:read`. */
+  /** Absent for pull or broker occurrences, and from the answer of a write verb when the API key lacks `schedules:read`. */
   callbackUrl?: string;
+  /** The occurrences' pull or broker delivery; absent for callback occurrences. */
+  delivery?: Delivery;
   maxRetries: number;
   timeoutMs: number;
   traceId: string | null;
@@ -189,7 +194,10 @@ export function scheduleBody(
   input: CreateScheduleRequest | (UpdateScheduleRequest & { scheduleId?: never }),
 ) {
   const { startAt, endAt, task, ...rest } = input;
-  if (task !== undefined) checkPayload(task.payload, 'task.payload');
+  if (task !== undefined) {
+    checkPayload(task.payload, 'task.payload');
+    checkTarget(task, 'task.delivery');
+  }
   return definedOnly({
     ...rest,
     startAt: startAt === null ? null : startAt === undefined ? undefined : wireTime('startAt', startAt, true),

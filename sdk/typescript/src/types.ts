@@ -35,6 +35,28 @@ export interface TaskAttempt {
   error?: string;
 }
 
+/**
+ * How a due task is delivered instead of a callback (a task names one or the other):
+ * `{mode: 'pull', queue?, leaseSeconds?}` waits on a pull queue (default: its task type) until a
+ * worker leases it (`lease`, `PullWorker`); `{mode: 'broker', broker, ...}` is published to a broker
+ * the operator declared (Redis Streams `stream`/`maxLen`, RabbitMQ `exchange`/`routingKey`, Kafka
+ * `topic`/`key`). A task read back may carry a mode this version does not know: it passes through.
+ */
+export type Delivery =
+  | { mode: 'pull'; queue?: string; leaseSeconds?: number }
+  | {
+      mode: 'broker';
+      broker: string;
+      stream?: string;
+      maxLen?: number;
+      exchange?: string;
+      routingKey?: string;
+      topic?: string;
+      key?: string;
+      /** On a task read back: the broker's kind (`redis-streams`, `rabbitmq`, `kafka`). */
+      kind?: string;
+    };
+
 export interface Task {
   taskId: string;
   /** Team or service the task belongs to: the owner of the API key that created it. */
@@ -46,8 +68,12 @@ export interface Task {
   /** Absent only from the answers of cancel, reschedule and replay to a key without `tasks:read`. */
   payload?: Payload;
   payloadVersion: number;
-  /** Absent only from the answers of cancel, reschedule and replay to a key without `tasks:read`. */
+  /** Absent for a pull or broker task, and from the answers of cancel, reschedule and replay to a key without `tasks:read`. */
   callbackUrl?: string;
+  /** A pull or broker task's delivery (the service fills in the defaults); absent for a callback task. */
+  delivery?: Delivery;
+  /** While a worker holds a pull task: when its lease runs out unless extended, and who holds it. */
+  lease?: { expiresAt: Date; workerIdentity: string | null };
   maxRetries: number;
   timeoutMs: number;
   traceId: string | null;
@@ -78,6 +104,8 @@ export interface TaskSummary {
   executeAt: Date | null;
   createdAt: Date | null;
   callbackUrl: string | null;
+  /** `pull` or `broker` for a task without a callback (another mode passes through); absent for a callback task. */
+  deliveryMode?: 'pull' | 'broker' | (string & {});
   priority: number | null;
   attempts: number;
   lastError: TaskError | null;
@@ -97,7 +125,10 @@ export interface CreateTaskRequest {
   delaySeconds?: number;
   /** A `Date`, or an RFC 3339 string with an offset (sent as given). */
   executeAt?: Date | string;
+  /** Where the callback goes. Not with `delivery`; may be left out when the task type's policy has one. */
   callbackUrl?: string;
+  /** Pull or broker delivery instead of a callback. Not with `callbackUrl`. */
+  delivery?: Delivery;
   /** Generated (UUID v4) when absent, and reused on every retry of this create. */
   taskId?: string;
   maxRetries?: number;
@@ -161,6 +192,9 @@ export const ATTEMPT_TIME_FIELDS = ['startedAt', 'finishedAt'] as const;
 /** Parses the RFC 3339 times of a task or summary from the wire into `Date`s (null stays null). */
 export function withDates<T>(wire: Record<string, unknown>): T {
   const out = dated(wire, TIME_FIELDS);
+  if (out.lease && typeof out.lease === 'object') {
+    out.lease = dated(out.lease as Record<string, unknown>, ['expiresAt']);
+  }
   if (Array.isArray(out.attemptHistory)) {
     out.attemptHistory = out.attemptHistory.map((attempt: Record<string, unknown>) =>
       dated(attempt, ATTEMPT_TIME_FIELDS),

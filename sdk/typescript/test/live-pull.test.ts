@@ -2,8 +2,7 @@
  * Live scenarios of pull delivery against the real service (scripts/live-stack.sh), with the
  * PullWorker. Skipped without DTS_URL (a failure under CI=true, see live.test.ts), and skipped with
  * a message while the service has no lease routes (before the pull branch's routes are merged).
- * Pull tasks are created with a raw request: `CreateTaskRequest` gets `delivery` once the
- * service's OpenAPI document has it (the SDK's types are checked against it both ways).
+ * Pull tasks are created through the client's create with `delivery`.
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -47,21 +46,16 @@ describe.runIf(leaseRoutes)('live pull delivery', () => {
     payload: Record<string, unknown>,
   ): Promise<string> {
     const taskId = `ts-pull-${run}-${randomUUID().slice(0, 8)}`;
-    const response = await fetch(`${DTS_URL}/api/v1/tasks`, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        ...(DTS_API_KEY ? { authorization: `Bearer ${DTS_API_KEY}` } : {}),
-      },
-      body: JSON.stringify({
-        taskType,
-        taskId,
-        payload,
-        delaySeconds: 0,
-        delivery: { mode: 'pull', queue, leaseSeconds: 6 },
-      }),
+    const { task, created } = await client.create({
+      taskType,
+      taskId,
+      payload,
+      delaySeconds: 0,
+      delivery: { mode: 'pull', queue, leaseSeconds: 6 },
     });
-    expect(response.status, await response.clone().text()).toBe(201);
+    expect(created).toBe(true);
+    expect(task.delivery).toEqual({ mode: 'pull', queue, leaseSeconds: 6 });
+    expect(task.callbackUrl).toBeUndefined();
     return taskId;
   }
 

@@ -1,6 +1,7 @@
 """Python client of the delayed-task service, and helpers to receive its callbacks."""
 
 from ._async_client import AsyncClient
+from ._async_worker import AsyncLeaseHandler, AsyncPullWorker
 from ._callback import (
     Callback,
     CallbackRejectedError,
@@ -38,6 +39,7 @@ from ._errors import (
     UnsupportedMediaTypeError,
 )
 from ._idempotency import (
+    AsyncIdempotencyStore,
     Claim,
     ClaimResult,
     Idempotency,
@@ -48,6 +50,7 @@ from ._models import (
     AttemptOutcome,
     CreateTaskResult,
     CreateTasksItem,
+    Delivery,
     Task,
     TaskAttempt,
     TaskError,
@@ -55,7 +58,7 @@ from ._models import (
     TaskStatus,
     TaskSummary,
 )
-from ._pull import Lease, LeasedTask, LeaseRequest, NackRequest
+from ._pull import ExtendResult, Lease, LeasedTask, LeaseRequest, LeaseResult, NackRequest
 from ._receiver import CallbackReceiver, PermanentError, RetryableError
 from ._request import CreateTaskRequest
 from ._retry import RetryPolicy
@@ -71,7 +74,7 @@ from ._schedules import (
     ScheduleTaskRequest,
 )
 from ._version import __version__
-from ._worker import PullWorker, PullWorkerOptions
+from ._worker import LeaseHandler, PullWorker, PullWorkerOptions
 from .asgi import AsyncCallbackHandler, CallbackASGIApp
 from .wsgi import CallbackHandler, CallbackWSGIApp
 
@@ -79,6 +82,9 @@ __all__ = [
     "UNSET",
     "AsyncCallbackHandler",
     "AsyncClient",
+    "AsyncIdempotencyStore",
+    "AsyncLeaseHandler",
+    "AsyncPullWorker",
     "AttemptOutcome",
     "Callback",
     "CallbackASGIApp",
@@ -96,8 +102,10 @@ __all__ = [
     "CreateTasksItem",
     "Delay",
     "DelayedTaskError",
+    "Delivery",
     "ErrorCode",
     "ErrorDetail",
+    "ExtendResult",
     "FailedPreconditionError",
     "Idempotency",
     "IdempotencyStore",
@@ -106,8 +114,10 @@ __all__ = [
     "InvalidArgumentError",
     "Lease",
     "LeaseExpiredError",
+    "LeaseHandler",
     "LeaseNotFoundError",
     "LeaseRequest",
+    "LeaseResult",
     "LeasedTask",
     "HeadersTooLargeError",
     "MethodNotAllowedError",
@@ -149,11 +159,3 @@ __all__ = [
     "__version__",
     "parse_callback",
 ]
-
-# The asyncio twins and the lease verbs' answers (named in conformance/pull/README.md): public,
-# but not in __all__ until conformance/vocabulary.json lists them (its test compares __all__
-# with it both ways).
-from ._async_worker import AsyncPullWorker as AsyncPullWorker
-from ._idempotency import AsyncIdempotencyStore as AsyncIdempotencyStore
-from ._pull import ExtendResult as ExtendResult
-from ._pull import LeaseResult as LeaseResult

@@ -33,7 +33,7 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger("delayed_tasks.worker")
 
-AsyncHandler = Callable[[LeasedTask], Awaitable[object] | object]
+AsyncLeaseHandler = Callable[[LeasedTask], Awaitable[object] | object]
 
 
 @dataclass(eq=False)
@@ -68,13 +68,13 @@ class AsyncPullWorker:
     def options(self) -> PullWorkerOptions:
         return self._registry.options
 
-    def handle(self, task_type: str, handler: AsyncHandler) -> None:
+    def handle(self, task_type: str, handler: AsyncLeaseHandler) -> None:
         if task_type in self._registry.handlers:
             raise ValueError(f"a handler for {task_type!r} is already registered")
         self._registry.handlers[task_type] = handler
 
-    def handler(self, task_type: str) -> Callable[[AsyncHandler], AsyncHandler]:
-        def decorate(handler: AsyncHandler) -> AsyncHandler:
+    def handler(self, task_type: str) -> Callable[[AsyncLeaseHandler], AsyncLeaseHandler]:
+        def decorate(handler: AsyncLeaseHandler) -> AsyncLeaseHandler:
             self.handle(task_type, handler)
             return handler
 

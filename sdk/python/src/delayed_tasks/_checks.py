@@ -117,3 +117,12 @@ def encode_when(
     if required:
         problems.append(ErrorDetail("delaySeconds", EXACTLY_ONE))
     return {}
+
+
+def check_target(
+    callback_url: str | None, delivery: object | None, field: str, problems: list[ErrorDetail]
+) -> None:
+    """Refuses a task that names both a callback URL and a delivery (neither is fine: the task
+    type's policy may name the callback)."""
+    if callback_url is not None and delivery is not None:
+        problems.append(ErrorDetail(field, "give either callbackUrl or delivery, not both"))

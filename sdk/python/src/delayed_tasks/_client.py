@@ -14,7 +14,7 @@ from typing import Any, Self, TypeVar
 import httpx
 
 from ._checks import Delay
-from ._models import CreateTaskResult, CreateTasksItem, Task, TaskPage, TaskSummary
+from ._models import CreateTaskResult, CreateTasksItem, Delivery, Task, TaskPage, TaskSummary
 from ._pull import (
     ExtendResult,
     Lease,
@@ -132,6 +132,7 @@ class Client:
         delay: Delay | None = None,
         execute_at: datetime | None = None,
         callback_url: str | None = None,
+        delivery: Delivery | None = None,
         task_id: str | None = None,
         max_retries: int | None = None,
         timeout_ms: int | None = None,
@@ -140,7 +141,8 @@ class Client:
         priority: int | None = None,
     ) -> CreateTaskResult:
         """Create a task due after `delay` (a `timedelta` or seconds) or at `execute_at` (an
-        aware `datetime`): exactly one of the two.
+        aware `datetime`): exactly one of the two. `callback_url` or `delivery` (pull or broker,
+        see `Delivery`), not both; neither when the task type's policy names the callback.
 
         Without `task_id` a UUID is generated, so the retries of this call cannot create two
         tasks. The same `task_id` and spec again returns the existing task with
@@ -154,6 +156,7 @@ class Client:
                     delay=delay,
                     execute_at=execute_at,
                     callback_url=callback_url,
+                    delivery=delivery,
                     task_id=task_id,
                     max_retries=max_retries,
                     timeout_ms=timeout_ms,

@@ -33,6 +33,9 @@ class ErrorCode(StrEnum):
     INTERNAL = "INTERNAL"
     REQUEST_TIMEOUT = "REQUEST_TIMEOUT"
     HEADERS_TOO_LARGE = "HEADERS_TOO_LARGE"
+    LEASE_NOT_FOUND = "LEASE_NOT_FOUND"
+    LEASE_EXPIRED = "LEASE_EXPIRED"
+    TASK_CANCELLED = "TASK_CANCELLED"
     UNKNOWN = "UNKNOWN"
     """Not sent by the API: the answer had no JSON error body."""
 
@@ -191,11 +194,9 @@ _CLASS_BY_CODE: dict[str, type[DelayedTaskError]] = {
     ErrorCode.INTERNAL: InternalError,
     ErrorCode.REQUEST_TIMEOUT: RequestTimeoutError,
     ErrorCode.HEADERS_TOO_LARGE: HeadersTooLargeError,
-    # Pull delivery's codes (conformance/pull/README.md): members of ErrorCode once the API's
-    # catalog (docs/openapi.json, which tests/unit/test_openapi.py holds it to) has them.
-    "LEASE_NOT_FOUND": LeaseNotFoundError,
-    "LEASE_EXPIRED": LeaseExpiredError,
-    "TASK_CANCELLED": TaskCancelledError,
+    ErrorCode.LEASE_NOT_FOUND: LeaseNotFoundError,
+    ErrorCode.LEASE_EXPIRED: LeaseExpiredError,
+    ErrorCode.TASK_CANCELLED: TaskCancelledError,
 }
 
 

@@ -54,6 +54,106 @@ def _str(value: Any) -> str | None:
     return value if isinstance(value, str) else None
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Delivery:
+    """How a due task is delivered instead of a callback (a task names `callback_url` or
+    `delivery`, not both): `Delivery.pull(queue, lease_seconds)` waits on a pull queue (default:
+    the task type) until a worker leases it; `Delivery.broker(name, stream=...)` publishes it to a
+    broker the operator declared (Redis Streams `stream`/`max_len`, RabbitMQ `exchange`/
+    `routing_key`, Kafka `topic`/`key`). A task read back may carry a mode this version does not
+    know: `mode` says which, `raw` has the JSON."""
+
+    mode: str
+    queue: str | None = None
+    lease_seconds: int | None = None
+    broker_name: str | None = None
+    stream: str | None = None
+    max_len: int | None = None
+    exchange: str | None = None
+    routing_key: str | None = None
+    topic: str | None = None
+    key: str | None = None
+    kind: str | None = None
+    """On a task read back: the broker's kind (`redis-streams`, `rabbitmq`, `kafka`)."""
+    raw: Mapping[str, Any] = field(default_factory=dict, repr=False, compare=False)
+
+    @classmethod
+    def pull(cls, queue: str | None = None, lease_seconds: int | None = None) -> Delivery:
+        return cls(mode="pull", queue=queue, lease_seconds=lease_seconds)
+
+    @classmethod
+    def broker(
+        cls,
+        name: str,
+        *,
+        stream: str | None = None,
+        max_len: int | None = None,
+        exchange: str | None = None,
+        routing_key: str | None = None,
+        topic: str | None = None,
+        key: str | None = None,
+    ) -> Delivery:
+        return cls(
+            mode="broker",
+            broker_name=name,
+            stream=stream,
+            max_len=max_len,
+            exchange=exchange,
+            routing_key=routing_key,
+            topic=topic,
+            key=key,
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        wire = {
+            "mode": self.mode,
+            "queue": self.queue,
+            "leaseSeconds": self.lease_seconds,
+            "broker": self.broker_name,
+            "stream": self.stream,
+            "maxLen": self.max_len,
+            "exchange": self.exchange,
+            "routingKey": self.routing_key,
+            "topic": self.topic,
+            "key": self.key,
+        }
+        return {name: value for name, value in wire.items() if value is not None}
+
+    @classmethod
+    def from_json(cls, data: Any) -> Delivery | None:
+        if not isinstance(data, Mapping):
+            return None
+        return cls(
+            mode=str(data.get("mode", "")),
+            queue=_str(data.get("queue")),
+            lease_seconds=_int(data.get("leaseSeconds")),
+            broker_name=_str(data.get("broker")),
+            stream=_str(data.get("stream")),
+            max_len=_int(data.get("maxLen")),
+            exchange=_str(data.get("exchange")),
+            routing_key=_str(data.get("routingKey")),
+            topic=_str(data.get("topic")),
+            key=_str(data.get("key")),
+            kind=_str(data.get("kind")),
+            raw=data,
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class TaskLease:
+    """While a worker holds a pull task: when its lease runs out unless extended, and who holds
+    it (`None` when the worker gave no identity)."""
+
+    expires_at: datetime
+    worker_identity: str | None
+
+    @classmethod
+    def from_json(cls, data: Any) -> TaskLease | None:
+        if not isinstance(data, Mapping):
+            return None
+        return cls(required_time(data, "expiresAt"), _str(data.get("workerIdentity")))
+
+
 @dataclass(frozen=True, slots=True)
 class TaskError:
     """Why the latest callback attempt failed."""
@@ -119,6 +219,9 @@ class TaskSummary:
     execute_at: datetime | None
     created_at: datetime | None
     callback_url: str | None
+    delivery_mode: str | None
+    """`pull` or `broker` (or a newer mode) for a task without a callback; `None` for a callback
+    task."""
     priority: int | None
     attempts: int
     last_error: TaskError | None
@@ -135,6 +238,7 @@ class TaskSummary:
             "execute_at": parse_time(data.get("executeAt")),
             "created_at": parse_time(data.get("createdAt")),
             "callback_url": _str(data.get("callbackUrl")),
+            "delivery_mode": _str(data.get("deliveryMode")),
             "priority": _int(data.get("priority")),
             "attempts": _int(data.get("attempts")) or 0,
             "last_error": TaskError.from_json(data.get("lastError")),
@@ -159,6 +263,11 @@ class Task(TaskSummary):
     trace_id: str | None
     next_attempt_at: datetime | None
     fired_at: datetime | None
+    delivery: Delivery | None = None
+    """A pull or broker task's delivery, defaults applied (`None` for a callback task);
+    `delivery_mode` is its mode."""
+    lease: TaskLease | None = None
+    """While a worker holds the task (pull delivery)."""
     attempt_history: list[TaskAttempt] | None = None
     """The newest 50 callback attempts of the current run, oldest first (`None` when the
     answering worker does not report them)."""
@@ -167,8 +276,15 @@ class Task(TaskSummary):
     def from_json(cls, data: Mapping[str, Any]) -> Task:
         payload = data.get("payload")
         history = data.get("attemptHistory")
+        delivery = Delivery.from_json(data.get("delivery"))
         return cls(
-            **{**cls._summary_fields(data), "created_at": required_time(data, "createdAt")},
+            **{
+                **cls._summary_fields(data),
+                "created_at": required_time(data, "createdAt"),
+                "delivery_mode": delivery.mode if delivery else None,
+            },
+            delivery=delivery,
+            lease=TaskLease.from_json(data.get("lease")),
             payload=dict(payload) if isinstance(payload, Mapping) else {},
             payload_version=_int(data.get("payloadVersion")),
             max_retries=_int(data.get("maxRetries")),

@@ -17,7 +17,7 @@ from urllib.parse import quote
 
 import httpx
 
-from ._checks import Delay, check_payload, encode_time, encode_when
+from ._checks import Delay, check_payload, check_target, encode_time, encode_when
 from ._errors import (
     REQUEST_ID_HEADER,
     DelayedTaskError,
@@ -28,7 +28,7 @@ from ._errors import (
     invalid_argument,
     make_error,
 )
-from ._models import CreateTaskResult, CreateTasksItem, Task, TaskPage
+from ._models import CreateTaskResult, CreateTasksItem, Delivery, Task, TaskPage
 from ._retry import (
     RETRYABLE_STATUSES,
     RetryPolicy,
@@ -92,6 +92,7 @@ class CreateTaskRequest:
     delay: Delay | None = None
     execute_at: datetime | None = None
     callback_url: str | None = None
+    delivery: Delivery | None = None
     task_id: str | None = None
     max_retries: int | None = None
     timeout_ms: int | None = None
@@ -104,11 +105,14 @@ def _create_body(task: CreateTaskRequest) -> dict[str, Any]:
     """The wire body of one create; raises `InvalidArgumentError` for what the checks refuse."""
     problems: list[ErrorDetail] = []
     check_payload(task.payload, problems)
+    check_target(task.callback_url, task.delivery, "delivery", problems)
     when = encode_when(task.delay, task.execute_at, problems, required=True)
     _checked(problems)
     body = _set(
         {"taskType": task.task_type, "payload": task.payload}, callback_url=task.callback_url
     )
+    if task.delivery is not None:
+        body["delivery"] = task.delivery.to_json()
     body.update(when)
     # Generated once, before the first attempt: every retry of this create names the same task.
     body["taskId"] = task.task_id if task.task_id is not None else str(uuid.uuid4())

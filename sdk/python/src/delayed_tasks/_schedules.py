@@ -10,9 +10,9 @@ from enum import Enum, StrEnum
 from typing import Any, Final
 from urllib.parse import quote
 
-from ._checks import check_json_value, encode_time
+from ._checks import check_json_value, check_target, encode_time
 from ._errors import ErrorDetail
-from ._models import _int, _str, parse_time, required_time
+from ._models import Delivery, _int, _str, parse_time, required_time
 from ._request import ApiRequest, _checked, _set
 
 SCHEDULES_PATH = "/api/v1/schedules"
@@ -47,6 +47,7 @@ class ScheduleTaskRequest:
     task_type: str
     payload: Mapping[str, Any]
     callback_url: str | None = None
+    delivery: Delivery | None = None
     max_retries: int | None = None
     timeout_ms: int | None = None
     payload_version: int | None = None
@@ -58,8 +59,12 @@ class ScheduleTaskRequest:
             problems.append(ErrorDetail("task.payload", "must be a JSON object"))
         else:
             check_json_value(self.payload, "task.payload", problems)
+        check_target(self.callback_url, self.delivery, "task.delivery", problems)
+        head: dict[str, Any] = {"taskType": self.task_type, "payload": self.payload}
+        if self.delivery is not None:
+            head["delivery"] = self.delivery.to_json()
         return _set(
-            {"taskType": self.task_type, "payload": self.payload},
+            head,
             callback_url=self.callback_url,
             max_retries=self.max_retries,
             timeout_ms=self.timeout_ms,
@@ -78,6 +83,8 @@ class ScheduleTask:
     payload: dict[str, Any] | None
     payload_version: int | None
     callback_url: str | None
+    delivery: Delivery | None
+    """The occurrences' pull or broker delivery; `None` for callback occurrences."""
     max_retries: int | None
     timeout_ms: int | None
     trace_id: str | None
@@ -92,6 +99,7 @@ class ScheduleTask:
             payload=dict(payload) if isinstance(payload, Mapping) else None,
             payload_version=_int(data.get("payloadVersion")),
             callback_url=_str(data.get("callbackUrl")),
+            delivery=Delivery.from_json(data.get("delivery")),
             max_retries=_int(data.get("maxRetries")),
             timeout_ms=_int(data.get("timeoutMs")),
             trace_id=_str(data.get("traceId")),

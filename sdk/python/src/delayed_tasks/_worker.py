@@ -35,7 +35,7 @@ LEASE_BACKOFF_FIRST = 1.0
 LEASE_BACKOFF_MAX = 30.0
 MIN_EXTEND_INTERVAL = 0.05
 
-Handler = Callable[[LeasedTask], object]
+LeaseHandler = Callable[[LeasedTask], object]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -146,15 +146,15 @@ class PullWorker:
     def options(self) -> PullWorkerOptions:
         return self._registry.options
 
-    def handle(self, task_type: str, handler: Handler) -> None:
+    def handle(self, task_type: str, handler: LeaseHandler) -> None:
         if task_type in self._registry.handlers:
             raise ValueError(f"a handler for {task_type!r} is already registered")
         self._registry.handlers[task_type] = handler
 
-    def handler(self, task_type: str) -> Callable[[Handler], Handler]:
+    def handler(self, task_type: str) -> Callable[[LeaseHandler], LeaseHandler]:
         """Decorator form of `handle`."""
 
-        def decorate(handler: Handler) -> Handler:
+        def decorate(handler: LeaseHandler) -> LeaseHandler:
             self.handle(task_type, handler)
             return handler
 

@@ -1,7 +1,6 @@
 """Pull delivery on the live stack: `PullWorker` and `AsyncPullWorker` lease, ack, nack and
-release real tasks. Tasks are created with `"delivery": {"mode": "pull"}` through the HTTP API
-(the client's `create` does not take `delivery` yet). Skipped when the stack has no lease routes
-(before the `pull` branch is merged)."""
+release real tasks, created with `delivery=Delivery.pull(...)` through `create`. Skipped when
+the stack has no lease routes (before the `pull` branch is merged)."""
 
 from __future__ import annotations
 
@@ -14,7 +13,6 @@ import uuid
 from collections.abc import Iterator
 from typing import Any
 
-import httpx
 import pytest
 
 from delayed_tasks import (
@@ -22,6 +20,7 @@ from delayed_tasks import (
     AsyncPullWorker,
     Client,
     DelayedTaskError,
+    Delivery,
     InMemoryIdempotencyStore,
     LeasedTask,
     LeaseRequest,
@@ -51,23 +50,20 @@ def pull_queue(dts_url: str, client: Client) -> str:
     return name
 
 
-def create_pull_task(dts_url: str, queue_name: str, payload: dict[str, Any], **extra: Any) -> str:
+def create_pull_task(client: Client, queue_name: str, payload: dict[str, Any], **extra: Any) -> str:
+    """A pull task on `queue_name`, due now, created through the client's `create`."""
     task_id = f"pull-{uuid.uuid4().hex[:12]}"
-    key = os.environ.get("DTS_API_KEY")
-    answer = httpx.post(
-        f"{dts_url}/api/v1/tasks",
-        headers={"authorization": f"Bearer {key}"} if key else {},
-        json={
-            "taskType": TYPE,
-            "taskId": task_id,
-            "payload": payload,
-            "delaySeconds": 0,
-            "delivery": {"mode": "pull", "queue": queue_name, "leaseSeconds": 6},
-            **extra,
-        },
-        timeout=10,
+    result = client.create(
+        task_type=TYPE,
+        task_id=task_id,
+        payload=payload,
+        delay=0,
+        delivery=Delivery.pull(queue_name, 6),
+        **extra,
     )
-    assert answer.status_code in (200, 201), answer.text
+    assert result.created
+    assert result.task.delivery == Delivery.pull(queue_name, 6)
+    assert result.task.callback_url is None
     return task_id
 
 
@@ -107,7 +103,7 @@ def test_a_returned_handler_acks_and_the_task_succeeds(
     worker = PullWorker(client, options(pull_queue, idempotency_store=InMemoryIdempotencyStore()))
     worker.handle(TYPE, got.put)
     worker_thread(worker)
-    task_id = create_pull_task(dts_url, pull_queue, {"n": 1})
+    task_id = create_pull_task(client, pull_queue, {"n": 1})
     task = got.get(timeout=60)
     assert (task.task_id, task.queue, task.payload) == (task_id, pull_queue, {"n": 1})
     assert task.idempotency_key
@@ -123,7 +119,7 @@ def test_a_permanent_error_dead_letters_the_task_with_its_message(
     worker = PullWorker(client, options(pull_queue))
     worker.handle(TYPE, fail)
     worker_thread(worker)
-    task_id = create_pull_task(dts_url, pull_queue, {"n": 7})
+    task_id = create_pull_task(client, pull_queue, {"n": 7})
     failed = wait_for_status(client, task_id, TaskStatus.FAILED)
     assert failed.last_error is not None
     assert failed.last_error.message == "order 7 does not exist"
@@ -142,7 +138,7 @@ def test_an_exception_is_retried_with_the_same_idempotency_key(
     worker = PullWorker(client, options(pull_queue))
     worker.handle(TYPE, flaky)
     worker_thread(worker)
-    task_id = create_pull_task(dts_url, pull_queue, {"n": 2}, maxRetries=3)
+    task_id = create_pull_task(client, pull_queue, {"n": 2}, max_retries=3)
     wait_for_status(client, task_id, TaskStatus.SUCCEEDED)
     assert [t.attempt for t in seen] == [1, 2]
     assert seen[0].idempotency_key == seen[1].idempotency_key
@@ -162,7 +158,7 @@ def test_shutdown_releases_work_in_flight_and_another_worker_takes_it_at_once(
     first.handle(TYPE, stuck)
     run = threading.Thread(target=first.run, daemon=True)
     run.start()
-    task_id = create_pull_task(dts_url, pull_queue, {"n": 3})
+    task_id = create_pull_task(client, pull_queue, {"n": 3})
     assert started.wait(60)
     first.shutdown(0.5)  # the handler is still running: its task is released
     run.join(timeout=10)
@@ -186,7 +182,10 @@ def test_the_async_worker_acks(dts_url: str, pull_queue: str) -> None:
             worker = AsyncPullWorker(aclient, options(pull_queue))
             worker.handle(TYPE, got.put)
             running = asyncio.create_task(worker.run())
-            task_id = await asyncio.to_thread(create_pull_task, dts_url, pull_queue, {"n": 4})
+            created = await aclient.create(
+                task_type=TYPE, payload={"n": 4}, delay=0, delivery=Delivery.pull(pull_queue)
+            )
+            task_id = created.task.task_id
             task = await asyncio.wait_for(got.get(), timeout=60)
             assert task.task_id == task_id
             await worker.shutdown(5)

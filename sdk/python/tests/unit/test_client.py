@@ -18,6 +18,7 @@ from delayed_tasks import (
     Client,
     CreateTaskRequest,
     DelayedTaskError,
+    Delivery,
     InvalidArgumentError,
     RetryPolicy,
     TaskAttempt,
@@ -481,6 +482,22 @@ def test_a_naive_due_time_is_refused_before_sending() -> None:
         list(client(rec).list_all(due_before=datetime(2026, 12, 3, 11, 0)))
     assert [(d.field, d.reason) for d in caught.value.details] == [
         ("dueBefore", "must be an RFC 3339 time with an offset (Z or +08:00)")
+    ]
+    assert rec.requests == []
+
+
+def test_a_callback_url_and_a_delivery_together_are_refused_before_sending() -> None:
+    rec = Recorder()
+    with pytest.raises(InvalidArgumentError) as caught:
+        client(rec).create(
+            task_type="t",
+            payload={},
+            delay=1,
+            callback_url="http://127.0.0.1:9/cb",
+            delivery=Delivery.pull("q"),
+        )
+    assert [(d.field, d.reason) for d in caught.value.details] == [
+        ("delivery", "give either callbackUrl or delivery, not both")
     ]
     assert rec.requests == []
 

@@ -16,6 +16,7 @@ from delayed_tasks import (
     AttemptOutcome,
     CreateTaskRequest,
     DelayedTaskError,
+    Delivery,
     ErrorCode,
     ErrorDetail,
     Task,
@@ -32,8 +33,12 @@ from ..wire import camel
 REPO_ROOT = Path(__file__).resolve().parents[4]
 OPENAPI = Path(os.environ.get("DTS_OPENAPI", REPO_ROOT / "docs" / "openapi.json"))
 
-WIRE_NAMES = {"delay": "delaySeconds"}
-"""Python names that are not the wire name in snake_case (the unit is in the type)."""
+WIRE_NAMES = {"delay": "delaySeconds", "broker_name": "broker"}
+"""Python names that are not the wire name in snake_case (the unit is in the type; `broker` is
+also `Delivery.broker`'s name)."""
+
+BROKER_FIELDS = {"broker", "stream", "maxLen", "exchange", "routingKey", "topic", "key", "kind"}
+"""Broker delivery's fields (branch brokers), which a document with only pull delivery lacks."""
 
 
 @pytest.fixture(scope="module")
@@ -58,6 +63,9 @@ def answer(document: dict[str, Any], method: str, path: str, status: str) -> dic
 
 
 def properties(schema: dict[str, Any]) -> set[str]:
+    """The schema's properties; of every option for a union (`delivery`: pull or broker)."""
+    if "anyOf" in schema and "properties" not in schema:
+        return {name for option in schema["anyOf"] for name in option.get("properties", {})}
     return set(schema["properties"])
 
 
@@ -74,7 +82,10 @@ def enum_values(schema: dict[str, Any]) -> set[str]:
 
 def test_task(document: dict[str, Any]) -> None:
     task = answer(document, "get", "/api/v1/tasks/{taskId}", "200")
-    assert wire_fields(Task) == properties(task)
+    # Task is a TaskSummary: its delivery_mode is the mode of its delivery, not a field of the view.
+    assert wire_fields(Task) - {"deliveryMode"} == properties(task)
+    assert wire_fields(Delivery) <= properties(task["properties"]["delivery"]) | BROKER_FIELDS
+    assert {"expiresAt", "workerIdentity"} == properties(task["properties"]["lease"])
     assert wire_fields(TaskError) == properties(task["properties"]["lastError"])
     assert wire_fields(TaskAttempt) == properties(task["properties"]["attemptHistory"]["items"])
 

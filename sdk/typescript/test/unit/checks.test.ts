@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { checkPayload, wireWhen, type When } from '../../src/checks.js';
+import { checkPayload, checkTarget, wireWhen, type When } from '../../src/checks.js';
+import { DelayedTasksClient } from '../../src/index.js';
 import { DelayedTaskError } from '../../src/errors.js';
 
 function refusal(run: () => unknown): string | undefined {
@@ -97,5 +98,29 @@ describe('wireWhen', () => {
   ])('$when (required: $required)', ({ when, required, wire, message }) => {
     if (message) expect(refusalMessage(() => wireWhen(when, required))).toBe(message);
     else expect(wireWhen(when, required)).toEqual(wire);
+  });
+});
+
+describe('a callback URL and a delivery', () => {
+  it('are refused together before any request, on a create and on a schedule', async () => {
+    let requests = 0;
+    const client = new DelayedTasksClient({
+      baseUrl: 'http://svc.test',
+      fetch: () => {
+        requests += 1;
+        return Promise.resolve(new Response('{}', { status: 500 }));
+      },
+    });
+    const both = { callbackUrl: 'http://127.0.0.1:9/cb', delivery: { mode: 'pull' } } as const;
+    await expect(client.create({ taskType: 't', payload: {}, delaySeconds: 1, ...both })).rejects.toThrow(
+      'delivery give either callbackUrl or delivery, not both',
+    );
+    await expect(
+      client.createSchedule({ scheduleId: 's', every: '1h', task: { taskType: 't', payload: {}, ...both } }),
+    ).rejects.toThrow('task.delivery give either callbackUrl or delivery, not both');
+    expect(requests).toBe(0);
+    // Either alone passes the check.
+    expect(refusal(() => checkTarget({ delivery: { mode: 'pull' } }))).toBeUndefined();
+    expect(refusal(() => checkTarget({ callbackUrl: 'http://127.0.0.1:9/cb' }))).toBeUndefined();
   });
 });

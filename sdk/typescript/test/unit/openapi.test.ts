@@ -139,6 +139,8 @@ const taskShape: Shape<Task> = {
   payload: 'optional',
   payloadVersion: 'required',
   callbackUrl: 'optional',
+  delivery: 'optional',
+  lease: 'optional',
   maxRetries: 'required',
   timeoutMs: 'required',
   traceId: 'required, nullable',
@@ -150,7 +152,7 @@ const taskShape: Shape<Task> = {
   completedAt: 'required, nullable',
   attemptHistory: 'optional',
 };
-const taskAsRead: Record<string, Mark> = { ...taskShape, payload: 'required', callbackUrl: 'required' };
+const taskAsRead: Record<string, Mark> = { ...taskShape, payload: 'required' };
 
 const SCHEDULE = '/api/v1/schedules/{scheduleId}';
 const schedule = response('get', SCHEDULE, '200');
@@ -161,6 +163,7 @@ const scheduleTaskShape: Shape<ScheduleTask> = {
   payload: 'optional',
   payloadVersion: 'required',
   callbackUrl: 'optional',
+  delivery: 'optional',
   maxRetries: 'required',
   timeoutMs: 'required',
   traceId: 'required, nullable',
@@ -269,6 +272,7 @@ const scheduleCases: Array<{ name: string; schema: () => Schema; sdk: Record<str
       taskType: 'required',
       payload: 'required',
       callbackUrl: 'optional',
+      delivery: 'optional',
       maxRetries: 'optional',
       timeoutMs: 'optional',
       payloadVersion: 'optional',
@@ -354,6 +358,7 @@ const cases: Array<{ name: string; schema: () => Schema; sdk: Record<string, Mar
       executeAt: 'required, nullable',
       createdAt: 'required, nullable',
       callbackUrl: 'required, nullable',
+      deliveryMode: 'optional',
       priority: 'required, nullable',
       attempts: 'required',
       lastError: 'required, nullable',
@@ -374,6 +379,7 @@ const cases: Array<{ name: string; schema: () => Schema; sdk: Record<string, Mar
       delaySeconds: 'optional',
       executeAt: 'optional',
       callbackUrl: 'optional',
+      delivery: 'optional',
       taskId: 'optional',
       maxRetries: 'optional',
       timeoutMs: 'optional',

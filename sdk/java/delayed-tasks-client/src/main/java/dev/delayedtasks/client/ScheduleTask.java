@@ -7,13 +7,14 @@ import dev.delayedtasks.client.internal.Json;
 /**
  * The task every occurrence of a schedule runs, defaults applied. {@code payload} and {@code
  * callbackUrl} are null in the answer of a write verb when the API key lacks {@code
- * schedules:read}.
+ * schedules:read}; {@code delivery} is null for callback occurrences.
  */
 public record ScheduleTask(
     String taskType,
     ObjectNode payload,
     int payloadVersion,
     String callbackUrl,
+    Delivery delivery,
     int maxRetries,
     int timeoutMs,
     String traceId,
@@ -25,6 +26,7 @@ public record ScheduleTask(
         node.get("payload") instanceof ObjectNode payload ? payload : null,
         node.path("payloadVersion").asInt(1),
         Json.text(node, "callbackUrl"),
+        Delivery.from(node.get("delivery")),
         node.path("maxRetries").asInt(),
         node.path("timeoutMs").asInt(),
         Json.text(node, "traceId"),

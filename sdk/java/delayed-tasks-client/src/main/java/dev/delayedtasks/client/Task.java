@@ -25,6 +25,8 @@ import java.util.List;
  * @param traceId the caller's trace id, or null
  * @param nextAttemptAt when the next retry is due, or null
  * @param firedAt when the first attempt started, or null
+ * @param delivery a pull or broker task's delivery, defaults applied; null for a callback task
+ * @param lease while a worker holds a pull task: when its lease runs out and who holds it, or null
  * @param attemptHistory the newest callback attempts of the current run (up to 50), oldest first;
  *     empty when none were made or the server does not say
  */
@@ -37,6 +39,8 @@ public record Task(
     String traceId,
     Instant nextAttemptAt,
     Instant firedAt,
+    Delivery delivery,
+    TaskLease lease,
     List<TaskAttempt> attemptHistory) {
 
   public Task {
@@ -80,6 +84,25 @@ public record Task(
     return summary.callbackUrl();
   }
 
+  /** {@code pull} or {@code broker} for a task without a callback, or null. */
+  public String deliveryMode() {
+    return summary.deliveryMode();
+  }
+
+  /**
+   * A pull task's lease while a worker holds it.
+   *
+   * @param expiresAt when the lease runs out unless extended
+   * @param workerIdentity who holds it, or null
+   */
+  public record TaskLease(Instant expiresAt, String workerIdentity) {
+    static TaskLease from(JsonNode node) {
+      return node == null || !node.isObject()
+          ? null
+          : new TaskLease(Json.time(node, "expiresAt"), Json.text(node, "workerIdentity"));
+    }
+  }
+
   /** 1 highest to 5 lowest, or null from a server that does not say. */
   public Integer priority() {
     return summary.priority();
@@ -111,6 +134,8 @@ public record Task(
         Json.text(node, "traceId"),
         Json.time(node, "nextAttemptAt"),
         Json.time(node, "firedAt"),
+        Delivery.from(node.get("delivery")),
+        TaskLease.from(node.get("lease")),
         attempts(node.get("attemptHistory")));
   }
 

@@ -48,6 +48,10 @@ final class TaskFields {
    */
   private ObjectNode toBody(String payloadField, boolean timed, When when, String taskId) {
     ObjectNode payloadNode = Payloads.toObject(payloadField, payload);
+    if (callbackUrl != null && delivery != null) {
+      throw DelayedTaskException.invalidArgument(
+          timed ? "delivery" : "task.delivery", "give either callbackUrl or delivery, not both");
+    }
     if (timed) {
       When.check(when, true);
     }

@@ -38,8 +38,8 @@ abstract class TaskFieldsBuilder<B extends TaskFieldsBuilder<B>> {
   }
 
   /**
-   * Pull delivery instead of a callback ({@code Delivery.pull()}): a worker leases the task when it
-   * is due. Give exactly one of this or {@link #callbackUrl}.
+   * Pull or broker delivery instead of a callback ({@code Delivery.pull()}): a worker leases the
+   * task when it is due. Not with {@link #callbackUrl}.
    */
   public B delivery(Delivery delivery) {
     fields.delivery = delivery;

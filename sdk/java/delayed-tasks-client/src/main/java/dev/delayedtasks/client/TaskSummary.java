@@ -16,7 +16,9 @@ import java.time.Instant;
  * @param status where it is
  * @param executeAt when it runs (or ran), or null
  * @param createdAt when it was created, or null
- * @param callbackUrl where it is delivered, or null
+ * @param callbackUrl where it is delivered, or null (a pull or broker task)
+ * @param deliveryMode {@code pull} or {@code broker} (or a newer mode) for a task without a
+ *     callback, or null
  * @param priority 1 highest to 5 lowest, or null
  * @param attempts callback attempts made so far
  * @param lastError the last failure, or null
@@ -30,10 +32,17 @@ public record TaskSummary(
     Instant executeAt,
     Instant createdAt,
     String callbackUrl,
+    String deliveryMode,
     Integer priority,
     int attempts,
     TaskError lastError,
     Instant completedAt) {
+
+  /** A list entry's deliveryMode, or a whole task's delivery's mode. */
+  private static String deliveryMode(JsonNode node) {
+    String mode = Json.text(node, "deliveryMode");
+    return mode != null ? mode : Json.text(node.path("delivery"), "mode");
+  }
 
   /** From a list entry or a whole task, which has these fields under the same names. */
   static TaskSummary from(JsonNode node) {
@@ -45,6 +54,7 @@ public record TaskSummary(
         Json.time(node, "executeAt"),
         Json.time(node, "createdAt"),
         Json.text(node, "callbackUrl"),
+        deliveryMode(node),
         Json.integer(node, "priority"),
         node.path("attempts").asInt(),
         TaskError.from(node.get("lastError")),

@@ -101,6 +101,20 @@ class ChecksBeforeSendingTest {
   }
 
   @Test
+  void aCallbackUrlAndADeliveryTogether() {
+    assertRefused(
+        "delivery",
+        "give either callbackUrl or delivery, not both",
+        CreateTaskRequest.builder()
+            .taskType("t")
+            .payload(Map.of())
+            .callbackUrl("http://127.0.0.1:9/cb")
+            .delivery(Delivery.pull())
+            .when(When.after(Duration.ZERO))
+            .build());
+  }
+
+  @Test
   void payloadMustBeAnObject() {
     assertRefused("payload", NOT_AN_OBJECT, withPayload(List.of(1, 2)));
     assertRefused("payload", NOT_AN_OBJECT, withPayload("text"));

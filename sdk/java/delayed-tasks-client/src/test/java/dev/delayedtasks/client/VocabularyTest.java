@@ -38,15 +38,6 @@ class VocabularyTest {
           "dev.delayedtasks.client.callback",
           "dev.delayedtasks.client.worker");
 
-  /**
-   * Types conformance/pull/README.md names (LeaseResult, ExtendResult) or pull delivery needs
-   * (Delivery on a create, LeaseHandler for PullWorker.handle) that conformance/vocabulary.json
-   * does not list yet. Tolerated only while absent there: once listed, the test below fails until
-   * this set loses them.
-   */
-  private static final Set<String> AWAITING_VOCABULARY =
-      Set.of("Delivery", "ExtendResult", "LeaseHandler", "LeaseResult");
-
   private static JsonNode vocabulary;
   private static JsonNode lang;
   private static Set<String> pending;
@@ -147,11 +138,6 @@ class VocabularyTest {
             name -> exceptions.contains(name) ? name.replaceAll("Error$", "Exception") : name);
     keys(lang.path("only")).forEach(name -> want.put(name, "only:" + name));
     Set<String> got = publicClasses();
-    for (String name : AWAITING_VOCABULARY) {
-      assertEquals(
-          false, want.containsKey(name), name + " is in the vocabulary now: drop it from the set");
-      got.remove(name);
-    }
     compare("classes", got, want);
   }
 
