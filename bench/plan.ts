@@ -94,3 +94,17 @@ export const PLANS: Record<Plan['mode'], Plan> = {
     pending: { tasks: 500, concurrency: 64, timeLimitS: 3, checkpoints: 3, settleS: 4 },
   },
 };
+
+/**
+ * The herd plan for `tasks` tasks: the full plan's longest lead (the lead itself follows the measured
+ * create rate), and its wait scaled from its 5,000 tasks, never under the given plan's nor 30 s.
+ */
+export function herdPlan(base: Plan['herd'], tasks: number): Plan['herd'] {
+  const full = PLANS.full.herd;
+  const scale = tasks / full.tasks;
+  return {
+    tasks,
+    maxLeadS: Math.max(base.maxLeadS, full.maxLeadS),
+    waitS: Math.max(base.waitS, 30, Math.ceil(full.waitS * scale)),
+  };
+}

@@ -10,8 +10,13 @@
  *                             the lag target is about; the other rows say n/a)
  *   --scenario <name>         only these scenarios: failing, steady, lag, herd, create, create-batch,
  *                             pending. `lag`: fire lag at 20 tasks/s (full: 120 s per system)
- *   --system <name>           only these systems: ours-api, ours-direct, temporal-floor, bullmq, settimeout
+ *   --system <name>           only these systems: ours-api, ours-direct, temporal-floor, bullmq, settimeout,
+ *                             ours-pull (ours-api with pull delivery; only when named: it is meant for
+ *                             `lag` and `herd`, beside ours-api)
  *   --steady-rate <n>         steady runs one trial at this rate (tasks/s), without the search
+ *   --lag-seconds <n>         lag's window, seconds, for every selected system (also with --quick)
+ *   --herd-tasks <n>          herd's size (its lead and wait grow with it)
+ *   --pull-max <n>            ours-pull: `max` of each lease call of its 4 consumers (default 10)
  *   --server <kind>           Temporal server of ours-api and ours-direct: `sqlite` (default), the CLI's
  *                             dev server on a SQLite file (one connection); `postgres`, Temporal Server
  *                             (same version, built once by scripts/temporal-server.sh) on a private
@@ -48,7 +53,7 @@ import {
   temporalServerVersion,
 } from './infra/temporal-postgres.js';
 import { SERVER_KINDS, temporalCli, type ServerKind } from './infra/temporal-server.js';
-import { PLANS } from './plan.js';
+import { herdPlan, PLANS, type Plan } from './plan.js';
 import { Receiver } from './receiver-client.js';
 import { renderMarkdown, summarize, targets, type RunReport } from './report.js';
 import { create } from './scenarios/create.js';
@@ -66,7 +71,7 @@ import {
 } from './scenarios/scenario.js';
 import { steady } from './scenarios/steady.js';
 import { SystemPool } from './system-pool.js';
-import { SYSTEM_NAMES, type SystemEnv, type SystemName } from './systems/system.js';
+import { DEFAULT_SYSTEM_NAMES, SYSTEM_NAMES, type SystemEnv, type SystemName } from './systems/system.js';
 import { DEV_SERVER_SQLITE_PRAGMAS } from '../src/temporal/dev-server.js';
 import { mintPayloadKey } from '../src/security/payload-codec.js';
 
@@ -95,6 +100,9 @@ const { values: flags } = parseArgs({
     'worker-node-arg': { type: 'string', multiple: true },
     'api-processes': { type: 'string', default: '1' },
     'steady-rate': { type: 'string' },
+    'lag-seconds': { type: 'string' },
+    'herd-tasks': { type: 'string' },
+    'pull-max': { type: 'string', default: '10' },
     dist: { type: 'string' },
     out: { type: 'string' },
     keep: { type: 'boolean', default: false },
@@ -102,11 +110,16 @@ const { values: flags } = parseArgs({
   },
 });
 
-function pick<T extends string>(given: string[] | undefined, all: readonly T[], what: string): T[] {
+function pick<T extends string>(
+  given: string[] | undefined,
+  all: readonly T[],
+  what: string,
+  defaults: readonly T[] = all,
+): T[] {
   const names = (given ?? []).flatMap((value) => value.split(','));
   for (const name of names)
     if (!all.includes(name as T)) throw new Error(`unknown ${what} ${name}; one of ${all.join(', ')}`);
-  return names.length === 0 ? [...all] : all.filter((name) => names.includes(name));
+  return names.length === 0 ? [...defaults] : all.filter((name) => names.includes(name));
 }
 
 function keyValues(given: string[] | undefined): Record<string, string> {
@@ -125,6 +138,23 @@ function version(pkg: string): string {
   ).version;
 }
 
+function positive(flag: 'lag-seconds' | 'herd-tasks'): number | undefined {
+  const value = flags[flag] === undefined ? undefined : Number(flags[flag]);
+  if (value !== undefined && !(value > 0)) throw new Error(`--${flag} needs a positive number`);
+  return value;
+}
+
+/** `--lag-seconds` and `--herd-tasks` applied to `plan`. */
+function resized(plan: Plan): Plan {
+  const lagS = positive('lag-seconds');
+  const herdTasks = positive('herd-tasks');
+  return {
+    ...plan,
+    ...(lagS === undefined ? {} : { lag: { ...plan.lag, windowS: lagS, systems: undefined } }),
+    ...(herdTasks === undefined ? {} : { herd: herdPlan(plan.herd, herdTasks) }),
+  };
+}
+
 const log = (message: string) => console.log(`[bench ${new Date().toISOString().slice(11, 19)}] ${message}`);
 
 async function main(): Promise<void> {
@@ -133,15 +163,16 @@ async function main(): Promise<void> {
   const steadyRate = flags['steady-rate'] === undefined ? undefined : Number(flags['steady-rate']);
   if (steadyRate !== undefined && !(steadyRate > 0)) throw new Error('--steady-rate needs a positive number');
   // One trial at the given rate (a profile at a known load), no search above or below it.
-  const plan =
+  const plan = resized(
     steadyRate === undefined
       ? basePlan
-      : { ...basePlan, steady: { ...basePlan.steady, headlineRate: steadyRate, stepsUp: 0, stepsDown: 0 } };
+      : { ...basePlan, steady: { ...basePlan.steady, headlineRate: steadyRate, stepsUp: 0, stepsDown: 0 } },
+  );
   const defaultScenarios = flags.quick ? QUICK_SCENARIO_NAMES : SCENARIO_NAMES;
   const scenarioNames = flags.scenario
     ? pick(flags.scenario, SCENARIO_NAMES, 'scenario')
     : [...defaultScenarios];
-  const systemNames = pick<SystemName>(flags.system, SYSTEM_NAMES, 'system');
+  const systemNames = pick<SystemName>(flags.system, SYSTEM_NAMES, 'system', DEFAULT_SYSTEM_NAMES);
   const server = pick<ServerKind>([flags.server], SERVER_KINDS, 'server')[0]!;
   if (server !== 'sqlite' && flags['sqlite-pragma']) throw new Error('--sqlite-pragma needs --server sqlite');
   if (server !== 'postgres' && flags['postgres-setting'])
@@ -175,6 +206,7 @@ async function main(): Promise<void> {
     apiEnv: keyValues(flags['api-env']),
     workerNodeArgs: flags['worker-node-arg'] ?? [],
     apiProcesses: Number(flags['api-processes']),
+    pullMax: Number(flags['pull-max']),
     encryptionKey:
       pick([flags.encryption], ['off', 'on'], 'encryption')[0] === 'on' ? mintPayloadKey() : undefined,
   };
@@ -232,7 +264,7 @@ async function main(): Promise<void> {
           : {
               'Temporal server': `one, shared by ours-api and ours-direct (with one worker), all services in one process; a private PostgreSQL cluster on loopback (PostgreSQL defaults${env.postgresSettings.length > 0 ? ` plus ${env.postgresSettings.join(', ')}` : ''}); extra dynamic config: ${env.dynamicConfig.join(', ') || 'none'} (plus src/temporal/dev-server.ts and the dev server's persistence rate limits)`,
             }),
-        'Our processes': `dist ${env.distDir === join(root, 'dist') ? 'dist/' : env.distDir}; API processes ${env.apiProcesses}; worker env ${JSON.stringify(env.workerEnv)}${env.workerNodeArgs.length > 0 ? `; worker node flags ${env.workerNodeArgs.join(' ')}` : ''}; API env ${JSON.stringify(env.apiEnv)}; payload encryption ${env.encryptionKey ? 'on (AES-256-GCM codec)' : 'off'}`,
+        'Our processes': `dist ${env.distDir === join(root, 'dist') ? 'dist/' : env.distDir}; API processes ${env.apiProcesses}; ours-pull lease max ${env.pullMax}; worker env ${JSON.stringify(env.workerEnv)}${env.workerNodeArgs.length > 0 ? `; worker node flags ${env.workerNodeArgs.join(' ')}` : ''}; API env ${JSON.stringify(env.apiEnv)}; payload encryption ${env.encryptionKey ? 'on (AES-256-GCM codec)' : 'off'}`,
       },
     },
     targets: targets(results),

@@ -12,7 +12,7 @@ import { startSystem } from './systems/index.js';
 import type { System, SystemEnv, SystemName } from './systems/system.js';
 
 /** The systems on ours' stack (temporal-floor uses its server): resetting one resets them all. */
-const OURS: readonly SystemName[] = ['ours-api', 'ours-direct', 'temporal-floor'];
+const OURS: readonly SystemName[] = ['ours-api', 'ours-pull', 'ours-direct', 'temporal-floor'];
 
 export class SystemPool {
   private readonly running = new Map<SystemName, System>();
@@ -78,7 +78,8 @@ export class SystemPool {
   }
 
   private ours(): Promise<OursStack> {
-    const apiProcesses = this.names.includes('ours-api') ? this.env.apiProcesses : 0;
+    const apiProcesses =
+      this.names.includes('ours-api') || this.names.includes('ours-pull') ? this.env.apiProcesses : 0;
     this.stack ??= OursStack.start(this.env, 'ours', apiProcesses);
     return this.stack;
   }

@@ -9,6 +9,7 @@ import { awaitArrivals } from '../awaiting.js';
 import { analyze } from '../deliveries.js';
 import { CpuMeter } from '../infra/cpu.js';
 import { withConcurrency } from '../load.js';
+import { addPullRatio } from '../ratio.js';
 import type { SystemName } from '../systems/system.js';
 import {
   measured,
@@ -141,6 +142,7 @@ export const herd: Scenario = {
       }
       rows.push(await herdOf(ctx, name));
     }
+    addPullRatio(rows);
     return {
       name: 'herd',
       title: `herd: ${tasks} tasks due at the same instant`,

@@ -2,6 +2,7 @@
 import { Bullmq } from './bullmq.js';
 import { OursApi } from './ours-api.js';
 import { OursDirect } from './ours-direct.js';
+import { OursPull } from './ours-pull.js';
 import type { OursStack } from './ours-stack.js';
 import { SetTimeoutFloor } from './settimeout.js';
 import { TemporalFloor } from './temporal-floor.js';
@@ -16,6 +17,8 @@ export async function startSystem(
   switch (name) {
     case 'ours-api':
       return OursApi.start(await ours());
+    case 'ours-pull':
+      return OursPull.start(await ours(), env.pullMax);
     case 'ours-direct':
       return OursDirect.start(await ours());
     case 'temporal-floor':

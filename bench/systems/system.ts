@@ -2,8 +2,19 @@
 import type { ProcessRef } from '../infra/memory.js';
 import type { PersistenceTotals, ServerKind } from '../infra/temporal-server.js';
 
-export const SYSTEM_NAMES = ['ours-api', 'ours-direct', 'temporal-floor', 'bullmq', 'settimeout'] as const;
+export const SYSTEM_NAMES = [
+  'ours-api',
+  'ours-pull',
+  'ours-direct',
+  'temporal-floor',
+  'bullmq',
+  'settimeout',
+] as const;
 export type SystemName = (typeof SYSTEM_NAMES)[number];
+/** A run without `--system`: ours-pull (meant for `lag` and `herd`, beside ours-api) only when named. */
+export const DEFAULT_SYSTEM_NAMES: readonly SystemName[] = SYSTEM_NAMES.filter(
+  (name) => name !== 'ours-pull',
+);
 
 /** One task as the benchmark asks for it; each system maps it onto its own API. */
 export interface BenchTask {
@@ -60,6 +71,8 @@ export interface SystemEnv {
   workerNodeArgs: readonly string[];
   /** API processes behind ours-api (the load generator spreads requests over them). */
   apiProcesses: number;
+  /** ours-pull: `max` of each lease call of its consumers. */
+  pullMax: number;
   /** `--encryption on`: the payload key (base64) of our API, worker and direct client. */
   encryptionKey: string | undefined;
 }
