@@ -140,7 +140,7 @@ class MethodNotAllowedError(DelayedTaskError):
 
 
 class RequestTimeoutError(DelayedTaskError):
-    """The request's headers or body did not arrive in time (sent before any route; nothing done)."""
+    """The request did not arrive in time (sent before any route; nothing was done)."""
 
 
 class HeadersTooLargeError(DelayedTaskError):
