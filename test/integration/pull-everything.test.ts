@@ -222,7 +222,30 @@ describe('before it is due', () => {
   });
 });
 
-describe('dead letters', () => {
+describe('bulk actions and replay', () => {
+  it('a bulk cancel of the type cancels the waiting, the due and the leased pull task; none is leased after', async () => {
+    const taskType = h.taskType('pull.bulkcancel');
+    const waiting = uniqueId('pull-bc-waiting');
+    const due = uniqueId('pull-bc-due');
+    const held = uniqueId('pull-bc-held');
+    await h.create(pullTask(taskType, { taskId: waiting, delaySeconds: 3600 }));
+    await h.create(pullTask(taskType, { taskId: held }));
+    const leased = await leaseOne(h, { queues: [taskType] });
+    expect(leased.task.taskId).toBe(held);
+    await h.create(pullTask(taskType, { taskId: due }));
+    await waitForList(h, { taskType }, (tasks) => tasks.length === 3, 'three pull tasks listed');
+
+    const response = await h.post('/api/v1/tasks/cancel', { taskType });
+    expect(response.status).toBe(202);
+    expect(response.body).toMatchObject({ operation: 'cancel', matched: 3 });
+    expect(await waitForBatch(h, response.body.jobId)).toMatchObject({ completed: 3, failed: 0 });
+    for (const taskId of [waiting, due, held]) await waitForStatus(h, taskId, 'CANCELLED');
+    const ack = await settle(h, 'ack', { leaseToken: leased.leaseToken });
+    expect([ack.status, ack.body.error.code]).toEqual([409, 'TASK_CANCELLED']);
+    expect((await lease(h, { queues: [taskType], waitSeconds: 2 })).leases).toEqual([]);
+    expect((await h.get(held)).body.status).toBe('CANCELLED');
+  });
+
   it('a bulk replay of FAILED pull tasks puts each back on its queue as attempt 1 with the same key', async () => {
     const taskType = h.taskType('pull.bulk');
     const ids = [0, 1, 2].map((i) => uniqueId(`pull-bulk-${i}`));
