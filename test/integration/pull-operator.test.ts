@@ -1,8 +1,9 @@
 /**
  * A pull task as an operator sees it (issue 40), payloads encrypted at rest: the metrics move as it is
  * created, waits, is nacked and acked; the `temporal` CLI reads its state, its pending lease and its
- * history through the API's codec endpoint (and reads nothing without it); and the console's task page
- * in a real browser (Debian's Chromium) shows its pull queue, who holds the lease, and its attempts.
+ * history through the API's codec endpoint (and reads nothing without it); and the console in a real
+ * browser (Debian's Chromium) shows its pull queue, who holds the lease and its attempts on its page,
+ * and counts it in its type's forecast and outcomes.
  */
 import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
@@ -187,10 +188,20 @@ describe('the console in a browser', () => {
   /** `dd` of the `dt` named `name` on the task page. */
   const field = (page: Page, name: string) => page.locator(`dt:text-is("${name}") + dd`).textContent();
 
-  it("shows a pull task's queue, its lease holder and its attempts, then how it ended", async () => {
+  /** A new page of the one browser, launched on first use. */
+  async function newPage(): Promise<Page> {
     if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium`);
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
-    const page = await browser.newPage({ viewport: { width: 1100, height: 720 } });
+    browser ??= await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+    return browser.newPage({ viewport: { width: 1100, height: 720 } });
+  }
+  /** The sum of one series' column of a chart's table. */
+  const total = async (page: Page, chart: string, column: number) =>
+    (await page.locator(`table[data-chart-table="${chart}"] tbody td:nth-child(${column})`).allTextContents())
+      .map(Number)
+      .reduce((a, b) => a + b, 0);
+
+  it("shows a pull task's queue, its lease holder and its attempts, then how it ended", async () => {
+    const page = await newPage();
     const taskType = h.taskType('pull.console');
     const queue = `${taskType}.jobs`;
     const taskId = uniqueId('pull-console');
@@ -220,6 +231,31 @@ describe('the console in a browser', () => {
       'RETRYABLE_ERROR',
       'SUCCEEDED',
     ]);
+    await page.close();
+  });
+
+  it("forecasts the type's pull tasks coming due and counts the one that ended", async () => {
+    const taskType = h.taskType('pull.forecast');
+    const ended = uniqueId('pull-forecast-ended');
+    await h.create(pullTask(taskType, { taskId: ended }));
+    await settle(h, 'ack', { leaseToken: (await leaseOne(h, { queues: [taskType] })).leaseToken });
+    await waitForStatus(h, ended, 'SUCCEEDED');
+    const ahead = [uniqueId('pull-forecast'), uniqueId('pull-forecast')];
+    for (const taskId of ahead) await h.create(pullTask(taskType, { taskId, delaySeconds: 20 * 60 }));
+    const page = await newPage();
+    // Visibility is eventually consistent: reload until the charts have them (SUCCEEDED is the
+    // outcomes' first series).
+    await waitFor(
+      async () => {
+        await page.goto(`${base}/console/types/${encodeURIComponent(taskType)}`);
+        return (
+          (await total(page, 'due-by-minute', 2)) === 2 && (await total(page, 'outcomes-by-hour', 2)) === 1
+        );
+      },
+      { timeoutMs: 30_000, intervalMs: 500, what: 'two pull tasks forecast and one SUCCEEDED' },
+    );
+    expect(await total(page, 'due-by-hour', 2)).toBe(2);
+    for (const taskId of ahead) expect((await h.post(`/api/v1/tasks/${taskId}/cancel`)).status).toBe(200);
     await page.close();
   });
 });
