@@ -279,7 +279,11 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     batchBodyLimit:
       BATCH_TASKS.max * (config.limits.maxPayloadBytes + BATCH_ITEM_ENVELOPE_BYTES) + ENVELOPE_BYTES,
   });
-  await app.register(leaseRoutes, { leases: tasks.leases });
+  await app.register(leaseRoutes, {
+    leases: tasks.leases,
+    onLeased: (task) => metrics.taskLeased(task),
+    onSettled: (outcome) => metrics.leaseSettled(outcome),
+  });
   await app.register(taskTypeRoutes, { policies: tasks.policies });
   if (options.schedules) await app.register(scheduleRoutes, { schedules: options.schedules });
   if (options.codec) {

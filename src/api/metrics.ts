@@ -4,6 +4,7 @@
  * every schedule (up to SCHEDULE_TALLY_MAX), at most once per SCHEDULE_METRICS_INTERVAL_SECONDS.
  */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { LAG_BUCKETS } from '../observability/buckets.js';
 import { BoundedLabel } from '../observability/labels.js';
 import type { TaskStatus } from '../shared/task.js';
 import type { ScheduleTally } from '../schedules/lister.js';
@@ -26,6 +27,33 @@ export interface ApiMetricsOptions {
   readScheduleTally?: () => Promise<ScheduleTally>;
   /** @defaultValue 60000 */
   scheduleCacheMs?: number;
+}
+
+/**
+ * What became of pull delivery's leases, as the lease routes answered: a task leased; a lease acked,
+ * nacked (retryable or permanent), released or extended; or a settle call refused because the lease
+ * had expired (`expired`), its task was cancelled (`cancelled`), or the token names no pending lease
+ * of the caller (`refused`: settled already, another owner's, malformed).
+ */
+export const LEASE_OUTCOMES = [
+  'leased',
+  'acked',
+  'nacked_retryable',
+  'nacked_permanent',
+  'released',
+  'extended',
+  'expired',
+  'cancelled',
+  'refused',
+] as const;
+export type LeaseOutcomeLabel = (typeof LEASE_OUTCOMES)[number];
+
+/** What the lease lag needs of a leased task (the lease answer's `task`). */
+export interface LeasedTaskTimes {
+  taskType: string;
+  /** The due time, RFC 3339. */
+  executeAt: string;
+  attempt: number;
 }
 
 /** At most this many schedules are described for the schedule gauges; past it they say so. */
@@ -81,11 +109,26 @@ export class ApiMetrics {
     help: 'Reads of the task counts or the schedule tally from Temporal that failed; the task gauges have no value (NaN) and the schedule gauges no series meanwhile',
     registers: [this.registry],
   });
+  private readonly leaseOutcomes = new Counter({
+    name: 'delayed_tasks_lease_outcomes_total',
+    help: `Pull delivery through the lease routes, by outcome (${LEASE_OUTCOMES.join(', ')}): leased counts tasks handed to consumers; expired, cancelled and refused count settle calls answered 409 or 404`,
+    labelNames: ['outcome'],
+    registers: [this.registry],
+  });
+  private readonly leaseLag = new Histogram({
+    name: 'delayed_tasks_lease_lag_seconds',
+    help: "A pull task's first attempt leased, minus its due time (a released task leased again is counted again): how far behind the consumers are",
+    labelNames: ['task_type'],
+    buckets: [...LAG_BUCKETS],
+    registers: [this.registry],
+  });
   private cached: { at: number; value: Promise<TaskCounts> } | undefined;
   private cachedTally: { at: number; value: Promise<ScheduleTally | undefined> } | undefined;
 
   constructor(private readonly options: ApiMetricsOptions) {
     collectDefaultMetrics({ register: this.registry });
+    // Every outcome from the start, so that the first of each is an increase, not a new series.
+    for (const outcome of LEASE_OUTCOMES) this.leaseOutcomes.inc({ outcome }, 0);
     const counts = () => this.counts();
     new Gauge({
       name: 'delayed_tasks_current',
@@ -169,6 +212,19 @@ export class ApiMetrics {
 
   taskCreated(taskType: string): void {
     this.created.inc({ task_type: this.taskType.of(taskType) });
+  }
+
+  /** Every leased task counts; the first attempt's also measures its lag from its due time. */
+  taskLeased(task: LeasedTaskTimes, now: number = Date.now()): void {
+    this.leaseOutcomes.inc({ outcome: 'leased' });
+    if (task.attempt !== 1) return;
+    const lagSeconds = (now - Date.parse(task.executeAt)) / 1000;
+    this.leaseLag.observe({ task_type: this.taskType.of(task.taskType) }, Math.max(0, lagSeconds));
+  }
+
+  /** An ack, nack, extend or release answered (or refused). */
+  leaseSettled(outcome: Exclude<LeaseOutcomeLabel, 'leased'>): void {
+    this.leaseOutcomes.inc({ outcome });
   }
 
   /** Only declared types have schemas, and undeclared versions share one label: bounded series. */

@@ -4,6 +4,7 @@
 import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { BrokerObserver } from '../activities/brokers/publish.js';
 import type { CallbackObserver } from '../activities/callback.js';
+import { LAG_BUCKETS } from '../observability/buckets.js';
 import { BoundedLabel } from '../observability/labels.js';
 import type { TaskStatus } from '../shared/task.js';
 
@@ -20,7 +21,6 @@ export const SDK_METRIC_NAMES = [
   'temporal_request_failure_total',
 ] as const;
 
-const LAG_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60, 120, 300, 900];
 const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300];
 
 export class WorkerMetrics {
@@ -49,7 +49,7 @@ export class WorkerMetrics {
     name: 'delayed_tasks_fire_lag_seconds',
     help: 'Start of the first callback attempt minus the due time',
     labelNames: ['task_type'],
-    buckets: LAG_BUCKETS,
+    buckets: [...LAG_BUCKETS],
     registers: [this.registry],
   });
 
@@ -57,7 +57,7 @@ export class WorkerMetrics {
     name: 'delayed_tasks_schedule_occurrence_lag_seconds',
     help: "Start of a schedule's occurrence minus its nominal time (jitter; minutes to hours: caught up after an outage, or backfilled); its count is the occurrences started",
     labelNames: ['task_type'],
-    buckets: LAG_BUCKETS,
+    buckets: [...LAG_BUCKETS],
     registers: [this.registry],
   });
 

@@ -298,6 +298,8 @@ describe('console in a browser', () => {
     const second = await rows.nth(1).textContent();
     expect(second).toContain('SUCCEEDED');
     expect(second).toContain('200');
+    // A callback's attempt is bounded by the task's timeout, shown (a pull task's is its lease's).
+    await expect(page.locator('dt:text-is("Timeout") + dd').textContent()).resolves.toMatch(/^\d+ ms$/);
     await page.locator('#attempts').screenshot({ path: `${SCREENSHOTS}/task-attempts.png` });
     expect(violations).toEqual([]);
   }, 120_000);

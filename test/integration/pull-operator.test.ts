@@ -33,6 +33,8 @@ beforeAll(async () => {
       PAYLOAD_ENCRYPTION_KEYS: `k1:${mintPayloadKey()}`,
       PAYLOAD_ENCRYPTION_CURRENT_KEY_ID: 'k1',
       CONSOLE_ENABLED: 'true',
+      // A lease that runs out within the lease metrics test.
+      LEASE_MIN_SECONDS: '2',
     },
   });
   await h.app.listen({ host: '127.0.0.1', port: 0 });
@@ -107,6 +109,111 @@ describe('metrics', () => {
     text = await apiMetrics();
     expect(sample(text, 'delayed_tasks_current', { status: 'FAILED' })).toBe(1);
     expect(acks() - acksBefore).toBeGreaterThanOrEqual(1);
+  });
+});
+
+describe('lease metrics', () => {
+  const OUTCOMES = [
+    'leased',
+    'acked',
+    'nacked_retryable',
+    'nacked_permanent',
+    'released',
+    'extended',
+    'expired',
+    'cancelled',
+    'refused',
+  ] as const;
+  const outcomes = (text: string) =>
+    Object.fromEntries(
+      OUTCOMES.map((outcome) => [outcome, sample(text, 'delayed_tasks_lease_outcomes_total', { outcome })]),
+    );
+  const lag = (text: string, taskType: string) => ({
+    count: sample(text, 'delayed_tasks_lease_lag_seconds_count', { task_type: taskType }),
+    sum: sample(text, 'delayed_tasks_lease_lag_seconds_sum', { task_type: taskType }),
+  });
+
+  it('count every lease outcome the routes answer, and measure the first attempt leased from its due time', async () => {
+    const [a, b, c, d] = [
+      h.taskType('pull.lag.a'),
+      h.taskType('pull.lag.b'),
+      h.taskType('pull.lag.c'),
+      h.taskType('pull.lag.d'),
+    ];
+    const before = await apiMetrics();
+    for (const outcome of OUTCOMES) {
+      // Every outcome has its series from the start: the first of each is an increase.
+      expect(before).toMatch(
+        new RegExp(`^delayed_tasks_lease_outcomes_total\\{outcome="${outcome}"\\} `, 'm'),
+      );
+    }
+    /** Lower and upper bounds of the lags of the first attempts leased, in seconds. */
+    const bounds = { low: 0, high: 0 };
+    const timedLease = async (queue: string) => {
+      const start = Date.now();
+      const lease = await leaseOne(h, { queues: [queue] });
+      const due = Date.parse(lease.task.executeAt);
+      if (lease.task.attempt === 1) {
+        bounds.low += Math.max(0, start - due) / 1000;
+        bounds.high += (Date.now() - due) / 1000;
+      }
+      return lease;
+    };
+
+    // a: leased, extended, released (no attempt spent: its second lease is attempt 1 again), acked,
+    // and its settled token refused.
+    expect((await h.create(pullTask(a))).status).toBe(201);
+    const a1 = await timedLease(a);
+    expect((await settle(h, 'extend', { leaseToken: a1.leaseToken })).status).toBe(200);
+    expect((await settle(h, 'release', { leaseToken: a1.leaseToken })).status).toBe(200);
+    const a2 = await timedLease(a);
+    expect(a2.task.attempt).toBe(1);
+    expect((await settle(h, 'ack', { leaseToken: a2.leaseToken })).status).toBe(200);
+    expect((await settle(h, 'ack', { leaseToken: a2.leaseToken })).body.error.code).toBe('LEASE_NOT_FOUND');
+
+    // b: nacked, retried (attempt 2: no lag, its due time is the backoff's), nacked as permanent.
+    const { task: taskB } = await h.create(pullTask(b, { maxRetries: 5 }));
+    const b1 = await timedLease(b);
+    await settle(h, 'nack', { leaseToken: b1.leaseToken, reason: 'again' });
+    await waitUntilRetrying(h, taskB.taskId);
+    const b2 = await timedLease(b);
+    expect(b2.task.attempt).toBe(2);
+    expect((await settle(h, 'nack', { leaseToken: b2.leaseToken, retryable: false })).status).toBe(200);
+
+    // c: cancelled while leased, then acked.
+    const { task: taskC } = await h.create(pullTask(c));
+    const c1 = await timedLease(c);
+    expect((await h.post(`/api/v1/tasks/${taskC.taskId}/cancel`)).status).toBe(200);
+    expect((await settle(h, 'ack', { leaseToken: c1.leaseToken })).body.error.code).toBe('TASK_CANCELLED');
+
+    // d: its lease runs out; the late ack is refused, attempt 2's is taken.
+    expect((await h.create(pullTask(d, { delivery: { mode: 'pull', leaseSeconds: 2 } }))).status).toBe(201);
+    const d1 = await timedLease(d);
+    const d2 = await timedLease(d);
+    expect(d2.task.attempt).toBe(2);
+    expect((await settle(h, 'ack', { leaseToken: d1.leaseToken })).body.error.code).toBe('LEASE_EXPIRED');
+    expect((await settle(h, 'ack', { leaseToken: d2.leaseToken })).status).toBe(200);
+
+    const after = await apiMetrics();
+    const was = outcomes(before);
+    const delta = Object.fromEntries(Object.entries(outcomes(after)).map(([k, v]) => [k, v - (was[k] ?? 0)]));
+    expect(delta).toEqual({
+      leased: 7,
+      acked: 2,
+      nacked_retryable: 1,
+      nacked_permanent: 1,
+      released: 1,
+      extended: 1,
+      expired: 1,
+      cancelled: 1,
+      refused: 1,
+    });
+    // First attempts only: a twice (released), b, c and d once each.
+    expect([a, b, c, d].map((t) => lag(after, t).count)).toEqual([2, 1, 1, 1]);
+    const lagSum = [a, b, c, d].reduce((sum, t) => sum + lag(after, t).sum, 0);
+    // executeAt has millisecond precision: allow as much per lease.
+    expect(lagSum).toBeGreaterThanOrEqual(bounds.low - 0.005);
+    expect(lagSum).toBeLessThanOrEqual(bounds.high + 0.005);
   });
 });
 
@@ -217,6 +324,8 @@ describe('the console in a browser', () => {
     await expect(field(page, 'Lease')).resolves.toMatch(/^held by console-worker-2 until \d{4}-\d\d-\d\dT/);
     await expect(field(page, 'Attempts')).resolves.toBe('2');
     await expect(field(page, 'Last error')).resolves.toBe('printer jammed');
+    // The lease bounds an attempt, not the callback timeout: no Timeout row.
+    expect(await page.locator('dt:text-is("Timeout")').count()).toBe(0);
     expect(await page.locator('dt:text-is("Callback URL")').count()).toBe(0);
     const attempt1 = page.locator('#attempts tr[data-attempt="1"]');
     await expect(attempt1.locator('.outcome').textContent()).resolves.toBe('RETRYABLE_ERROR');

@@ -12,11 +12,27 @@ import {
   LeaseTokenBodySchema,
   NackBodySchema,
 } from '../../contract/leases.js';
+import { ApiError, ErrorCode } from '../../errors/catalog.js';
 import type { LeaseService } from '../../tasks/leases.js';
+import type { LeasedTaskTimes, LeaseOutcomeLabel } from '../metrics.js';
+
+type SettleOutcome = Exclude<LeaseOutcomeLabel, 'leased'>;
 
 export interface LeaseRoutesOptions {
   leases: LeaseService;
+  /** Each task handed to a consumer (the metrics: src/api/metrics.ts). */
+  onLeased?: (task: LeasedTaskTimes) => void;
+  /** Each ack, nack, extend or release answered, or refused for an expired, cancelled or unknown lease. */
+  onSettled?: (outcome: SettleOutcome) => void;
 }
+
+/** The settle refusals worth counting: the consumer's lease, not the request, was wrong. */
+const REFUSALS: Partial<Record<ErrorCode, SettleOutcome>> = {
+  [ErrorCode.LeaseExpired]: 'expired',
+  [ErrorCode.TaskCancelled]: 'cancelled',
+  [ErrorCode.LeaseNotFound]: 'refused',
+  [ErrorCode.InvalidArgument]: 'refused',
+};
 
 const errors = {
   400: ErrorBodySchema,
@@ -32,7 +48,24 @@ const errors = {
 const TOKEN_ERRORS =
   "A malformed or altered token answers 400 INVALID_ARGUMENT naming leaseToken; another owner's token, or one already settled, 404 LEASE_NOT_FOUND; an expired lease 409 LEASE_EXPIRED; a task cancelled while leased 409 TASK_CANCELLED.";
 
-export const leaseRoutes: FastifyPluginAsyncTypebox<LeaseRoutesOptions> = async (app, { leases }) => {
+export const leaseRoutes: FastifyPluginAsyncTypebox<LeaseRoutesOptions> = async (
+  app,
+  { leases, onLeased, onSettled },
+) => {
+  /** Runs a settle call and reports its outcome, or its refusal; other errors are the HTTP metrics'. */
+  async function counted<T>(outcome: SettleOutcome, settle: () => Promise<T>): Promise<T> {
+    let answer: T;
+    try {
+      answer = await settle();
+    } catch (err) {
+      const refusal = err instanceof ApiError ? REFUSALS[err.code] : undefined;
+      if (refusal) onSettled?.(refusal);
+      throw err;
+    }
+    onSettled?.(outcome);
+    return answer;
+  }
+
   app.post(
     '/api/v1/leases',
     {
@@ -55,7 +88,9 @@ export const leaseRoutes: FastifyPluginAsyncTypebox<LeaseRoutesOptions> = async 
       };
       reply.raw.once('close', onClose);
       try {
-        return { leases: await leases.lease(request.principal, request.body, gone.signal) };
+        const leased = await leases.lease(request.principal, request.body, gone.signal);
+        for (const { task } of leased) onLeased?.(task);
+        return { leases: leased };
       } finally {
         reply.raw.off('close', onClose);
       }
@@ -75,7 +110,7 @@ export const leaseRoutes: FastifyPluginAsyncTypebox<LeaseRoutesOptions> = async 
         response: { 200: LeaseOutcomeSchema, ...errors },
       },
     },
-    async (request) => leases.ack(request.principal.owner, request.body.leaseToken),
+    async (request) => counted('acked', () => leases.ack(request.principal.owner, request.body.leaseToken)),
   );
 
   app.post(
@@ -91,7 +126,10 @@ export const leaseRoutes: FastifyPluginAsyncTypebox<LeaseRoutesOptions> = async 
         response: { 200: LeaseOutcomeSchema, ...errors },
       },
     },
-    async (request) => leases.nack(request.principal.owner, request.body),
+    async (request) =>
+      counted(request.body.retryable === false ? 'nacked_permanent' : 'nacked_retryable', () =>
+        leases.nack(request.principal.owner, request.body),
+      ),
   );
 
   app.post(
@@ -107,7 +145,8 @@ export const leaseRoutes: FastifyPluginAsyncTypebox<LeaseRoutesOptions> = async 
         response: { 200: ExtendAnswerSchema, ...errors },
       },
     },
-    async (request) => leases.extend(request.principal.owner, request.body.leaseToken),
+    async (request) =>
+      counted('extended', () => leases.extend(request.principal.owner, request.body.leaseToken)),
   );
 
   app.post(
@@ -123,6 +162,7 @@ export const leaseRoutes: FastifyPluginAsyncTypebox<LeaseRoutesOptions> = async 
         response: { 200: LeaseOutcomeSchema, ...errors },
       },
     },
-    async (request) => leases.release(request.principal.owner, request.body.leaseToken),
+    async (request) =>
+      counted('released', () => leases.release(request.principal.owner, request.body.leaseToken)),
   );
 };

@@ -212,7 +212,10 @@ export function taskPage(
         : ([['Callback URL', task.callbackUrl]] satisfies [string, unknown][])),
     ['Payload version', task.payloadVersion],
     ['Max retries', task.maxRetries],
-    ['Timeout', `${task.timeoutMs} ms`],
+    // A pull task's attempt lasts as long as its lease (the Delivery row), not the callback timeout.
+    ...(task.delivery?.mode === 'pull'
+      ? []
+      : ([['Timeout', `${task.timeoutMs} ms`]] satisfies [string, unknown][])),
     ['Priority', task.priority],
     ['Trace id', task.traceId],
     ['Attempts', task.attempts],
