@@ -1,14 +1,16 @@
 /**
  * RabbitMQ targets against a real rabbitmq-server started by scripts/local-server.sh: a due task is
- * published once, persistent, with message id = its idempotency key, and read by Python's pika; a
- * message no queue takes (mandatory, returned) is a failed attempt, retried and dead-lettered; an
+ * published once, persistent, with message id = its idempotency key, and read alike by Python's pika
+ * and Node's amqplib (each on a queue of its own bound to the exchange); a message no queue takes (mandatory, returned) is a failed attempt, retried and dead-lettered; an
  * exchange the owner may not name is refused with 400 and nothing started.
  */
 import amqp, { type ChannelModel } from 'amqplib';
+import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signWebhook } from '../../src/security/webhook-signature.js';
 import { idempotencyKeyOf } from '../../src/shared/owner.js';
 import { consumeWithPython, ensurePythonBrokers, localServer, writeBrokersFile } from '../helpers/brokers.js';
+import { consumeRabbitWithNode } from '../helpers/broker-consume-node.js';
 import { Harness } from '../helpers/harness.js';
 import { uniqueId, waitForStatus } from '../helpers/tasks.js';
 import { TEST_WEBHOOK_SECRET } from '../helpers/test-env.js';
@@ -16,6 +18,8 @@ import { TEST_WEBHOOK_SECRET } from '../helpers/test-env.js';
 const RETRY = { immediateRetries: 0, initialIntervalMs: 200, multiplier: 1, maxIntervalMs: 200 };
 const exchange = `orders.${uniqueId('x')}`;
 const queue = `orders.due.${uniqueId('q')}`;
+/** A second consumer service's queue on the same exchange and key: each queue gets its own copy. */
+const nodeQueue = `orders.due.node.${uniqueId('q')}`;
 const taskType = `broker.rabbit.${uniqueId('t')}`;
 
 let h: Harness;
@@ -30,6 +34,8 @@ beforeAll(async () => {
   await channel.assertExchange(exchange, 'direct', { durable: true });
   await channel.assertQueue(queue, { durable: true });
   await channel.bindQueue(queue, exchange, taskType);
+  await channel.assertQueue(nodeQueue, { durable: true });
+  await channel.bindQueue(nodeQueue, exchange, taskType);
   await channel.close();
   // The declaration carries no credentials in its URL: they come from the environment.
   const bare = new URL(url);
@@ -58,7 +64,7 @@ afterAll(async () => {
 });
 
 describe('a RabbitMQ target', () => {
-  it('publishes once when due, persistent, message id = idempotency key, signed; pika reads it', async () => {
+  it('publishes once when due, persistent, message id = idempotency key, signed; pika and amqplib read it', async () => {
     const taskId = uniqueId('rabbit.once');
     const created = await h.create({
       taskType,
@@ -97,6 +103,16 @@ describe('a RabbitMQ target', () => {
         message!.body,
       ),
     );
+    // A consumer in Node reads the same message, and verifies it with the Standard Webhooks library.
+    const read = await consumeRabbitWithNode(url, nodeQueue, 'all');
+    expect(read).toEqual(consumed);
+    expect(() =>
+      new Webhook(TEST_WEBHOOK_SECRET).verify(read[0]!.body, {
+        'webhook-id': read[0]!.headers['webhook-id']!,
+        'webhook-timestamp': read[0]!.headers['webhook-timestamp']!,
+        'webhook-signature': read[0]!.headers['webhook-signature']!,
+      }),
+    ).not.toThrow();
   });
 
   it('counts a message no queue takes (returned) as failed: retried, then dead-lettered', async () => {
