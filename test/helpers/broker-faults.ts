@@ -3,7 +3,7 @@
  * publish sent to it waits unread in its socket, the worker run as its own process (as deployed) to
  * be killed and scraped, and the worker's broker metrics read from its /metrics as Prometheus would.
  */
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Harness } from './harness.js';
@@ -41,6 +41,32 @@ export function unreadBytes(port: number): number {
     }
   }
   return total;
+}
+
+/**
+ * Connections this process holds open to a server on `port` (its sockets, by inode, among the
+ * established ones of /proc/net/tcp and tcp6 whose remote port is `port`): an in-process worker's.
+ */
+export function connectionsTo(port: number): number {
+  const mine = new Set<string>();
+  for (const fd of readdirSync('/proc/self/fd')) {
+    try {
+      const target = readlinkSync(`/proc/self/fd/${fd}`);
+      if (target.startsWith('socket:[')) mine.add(target.slice(8, -1));
+    } catch {
+      // Closed since it was listed.
+    }
+  }
+  let count = 0;
+  for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
+    for (const line of readFileSync(table, 'utf8').split('\n').slice(1)) {
+      const fields = line.trim().split(/\s+/);
+      const [, , remote, state] = fields;
+      if (!remote || state !== '01' || parseInt(remote.split(':')[1]!, 16) !== port) continue;
+      if (mine.has(fields[9]!)) count += 1;
+    }
+  }
+  return count;
 }
 
 /** A worker process on the harness's task queue, with these brokers and task policies; healthy. */

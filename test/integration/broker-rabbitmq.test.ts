@@ -11,9 +11,11 @@ import { signWebhook } from '../../src/security/webhook-signature.js';
 import { idempotencyKeyOf } from '../../src/shared/owner.js';
 import { consumeWithPython, ensurePythonBrokers, localServer, writeBrokersFile } from '../helpers/brokers.js';
 import { consumeRabbitWithNode } from '../helpers/broker-consume-node.js';
+import { connectionsTo } from '../helpers/broker-faults.js';
 import { Harness } from '../helpers/harness.js';
 import { uniqueId, waitForStatus } from '../helpers/tasks.js';
 import { TEST_WEBHOOK_SECRET } from '../helpers/test-env.js';
+import { waitFor } from '../helpers/wait.js';
 
 const RETRY = { immediateRetries: 0, initialIntervalMs: 200, multiplier: 1, maxIntervalMs: 200 };
 const exchange = `orders.${uniqueId('x')}`;
@@ -129,6 +131,59 @@ describe('a RabbitMQ target', () => {
     const failed = await waitForStatus(h, taskId, 'FAILED');
     expect(failed.attempts).toBe(2);
     expect(failed.lastError?.message).toMatch(/^broker bus: unroutable/);
+  });
+
+  it("fails a publish to an exchange that does not exist alone, with the broker's reason; leaves no connection behind", async () => {
+    // An owner may name any exchange its prefix allows, existing or not: the broker closes the
+    // channel such a publish was sent on, with every publish in flight on it. Other tasks due at
+    // the same moment (another owner's, on a shared broker) must not fail with it, nor be told its
+    // reason, and no connection may be left open on the broker.
+    const port = Number(new URL(url).port);
+    const before = connectionsTo(port);
+    const executeAt = new Date(Date.now() + 2000).toISOString();
+    const missing = [1, 2, 3].map(() => uniqueId('rabbit.no-exchange'));
+    const neighbours = [1, 2, 3, 4, 5].map(() => uniqueId('rabbit.neighbour'));
+    const created = await Promise.all([
+      ...missing.map((taskId) =>
+        h.create({
+          taskType,
+          taskId,
+          payload: {},
+          executeAt,
+          maxRetries: 1,
+          delivery: { mode: 'broker', broker: 'bus', exchange: `orders.missing.${taskId}` },
+        }),
+      ),
+      ...neighbours.map((taskId) =>
+        h.create({
+          taskType,
+          taskId,
+          payload: {},
+          executeAt,
+          delivery: { mode: 'broker', broker: 'bus', exchange },
+        }),
+      ),
+    ]);
+    expect(created.map((c) => c.status)).toEqual(created.map(() => 201));
+    for (const taskId of missing) {
+      const failed = await waitForStatus(h, taskId, 'FAILED');
+      expect(failed.attempts).toBe(2);
+      expect(failed.lastError?.message).toMatch(/^broker bus: Channel closed by server: 404 \(NOT-FOUND\)/);
+      expect(failed.lastError?.message).toContain(`no exchange 'orders.missing.${taskId}'`);
+    }
+    for (const taskId of neighbours) {
+      const done = await waitForStatus(h, taskId, 'SUCCEEDED');
+      expect(done.attempts).toBe(1);
+    }
+    for (const q of [queue, nodeQueue]) {
+      const read = await consumeRabbitWithNode(url, q, 'all');
+      expect(read.map((m) => m.headers['task-id']).sort()).toEqual([...neighbours].sort());
+    }
+    // Six channels closed by the broker; the worker holds its one connection.
+    await waitFor(() => connectionsTo(port) <= before + 1, {
+      timeoutMs: 10_000,
+      what: "the worker's connections to the broker to be at most one",
+    });
   });
 
   it('refuses an exchange the owner may not name with 400, and starts nothing', async () => {
