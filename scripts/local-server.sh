@@ -273,9 +273,11 @@ POM
   echo "$home/libs"
 }
 
-# port_free PORT: nothing listens on 127.0.0.1:PORT.
+# port_free PORT: nothing listens on 127.0.0.1:PORT. With SO_REUSEADDR, as the servers bind: the
+# connections the stopped server closed linger in TIME_WAIT on its port for a minute, and take it
+# from no server, so they must not send a restart to another port (its declared URL would be stale).
 port_free() {
-  python3 -c 'import socket, sys; s = socket.socket(); s.bind(("127.0.0.1", int(sys.argv[1]))); s.close()' "$1" 2>/dev/null
+  python3 -c 'import socket, sys; s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1); s.bind(("127.0.0.1", int(sys.argv[1]))); s.close()' "$1" 2>/dev/null
 }
 
 install_package() {

@@ -156,7 +156,8 @@ function parseDeclaration(
   if (!isObject(owners) || Object.keys(owners).length === 0) {
     return fail('owners', 'must name at least one owner: {"<owner>": ["<destination>", "<prefix>*"]}');
   }
-  const allowed: Record<string, readonly string[]> = {};
+  // No prototype: an owner named `constructor` (a valid owner name) finds nothing it was not given.
+  const allowed: Record<string, readonly string[]> = Object.create(null) as Record<string, readonly string[]>;
   for (const [owner, list] of Object.entries(owners)) {
     if (!Array.isArray(list) || list.length === 0 || !list.every((d) => typeof d === 'string' && d !== '')) {
       fail(`owners.${owner}`, 'must be a non-empty list of destinations (exact, or a prefix ending in *)');

@@ -1,15 +1,18 @@
 /**
  * Kafka targets against a real broker in KRaft mode started by scripts/local-server.sh: a due task
  * is produced once (idempotent producer, acks=-1), keyed by a payload field or its idempotency key,
- * with the envelope's fields as headers, and read by Python's kafka-python in a consumer group; a
+ * with the envelope's fields as headers, and read alike by Python's kafka-python and Node's kafkajs,
+ * each in a consumer group of its own; a
  * topic the owner may not name is refused with 400 and nothing started.
  */
 import { Kafka, logLevel } from 'kafkajs';
+import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bootstrapServers } from '../../src/activities/brokers/kafka.js';
 import { signWebhook } from '../../src/security/webhook-signature.js';
 import { idempotencyKeyOf } from '../../src/shared/owner.js';
 import { consumeWithPython, ensurePythonBrokers, localServer, writeBrokersFile } from '../helpers/brokers.js';
+import { consumeKafkaWithNode } from '../helpers/broker-consume-node.js';
 import { Harness } from '../helpers/harness.js';
 import { uniqueId, waitForStatus } from '../helpers/tasks.js';
 import { TEST_WEBHOOK_SECRET } from '../helpers/test-env.js';
@@ -43,7 +46,7 @@ afterAll(async () => {
 });
 
 describe('a Kafka target', () => {
-  it('produces each task once when due, keyed, with signed headers; kafka-python reads them', async () => {
+  it('produces each task once when due, keyed, with signed headers; kafka-python and kafkajs read them', async () => {
     const keyed = uniqueId('kafka.keyed');
     const plain = uniqueId('kafka.plain');
     for (const [taskId, extra] of [
@@ -91,6 +94,18 @@ describe('a Kafka target', () => {
         message.body,
       ),
     );
+    // A consumer group in Node reads the same two records, and verifies them with Standard Webhooks.
+    const read = await consumeKafkaWithNode(bootstrap.split(','), topic, uniqueId('group'), 2);
+    expect(sortedByBody(read)).toEqual(sortedByBody(consumed));
+    for (const { body, headers } of read) {
+      expect(() =>
+        new Webhook(TEST_WEBHOOK_SECRET).verify(body, {
+          'webhook-id': headers['webhook-id']!,
+          'webhook-timestamp': headers['webhook-timestamp']!,
+          'webhook-signature': headers['webhook-signature']!,
+        }),
+      ).not.toThrow();
+    }
   });
 
   it('refuses a topic the owner may not name with 400, and starts nothing', async () => {
@@ -109,3 +124,7 @@ describe('a Kafka target', () => {
     expect((await h.get(taskId)).status).toBe(404);
   });
 });
+
+function sortedByBody<T extends { body: string }>(messages: T[]): T[] {
+  return [...messages].sort((a, b) => a.body.localeCompare(b.body));
+}

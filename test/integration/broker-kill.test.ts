@@ -2,7 +2,8 @@
  * `kill -9` of the worker mid-publish: the broker (a redis-server of this file's own, started by
  * scripts/local-server.sh) is paused for writes so the XADD is in flight when the worker process is
  * killed; a new worker retries the attempt once it times out, and the task is delivered: no loss,
- * and every entry, a duplicate included, carries the same idempotency key.
+ * and every entry, a duplicate included, carries the same idempotency key. RabbitMQ's and Kafka's
+ * counterparts: broker-rabbitmq-faults.test.ts, broker-kafka-faults.test.ts.
  */
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -168,6 +168,19 @@ export function taskUrl(taskId: string, owner: string, viewer: Pick<Viewer, 'own
   return owner === viewer.owner ? path : `${path}?owner=${encodeURIComponent(owner)}`;
 }
 
+/** A broker task's target in words: the declared broker, the destination and how it is written there. */
+function brokerTarget(delivery: Extract<Task['delivery'], { mode: 'broker' }>, taskType: string): string {
+  const broker = `${delivery.kind} broker ${delivery.broker} →`;
+  switch (delivery.kind) {
+    case 'redis-streams':
+      return `${broker} stream ${delivery.stream ?? ''}${delivery.maxLen !== undefined ? `, MAXLEN ~ ${delivery.maxLen}` : ''}`;
+    case 'rabbitmq':
+      return `${broker} ${delivery.exchange ? `exchange ${delivery.exchange}` : 'the default exchange'}, routing key ${delivery.routingKey ?? `${taskType} (the task type)`}`;
+    case 'kafka':
+      return `${broker} topic ${delivery.topic ?? ''}, keyed by ${delivery.key !== undefined ? `payload field ${delivery.key}` : 'the idempotency key'}`;
+  }
+}
+
 export function taskPage(
   viewer: Viewer,
   task: Task,
@@ -203,12 +216,7 @@ export function taskPage(
         ] satisfies [string, unknown][])
       : task.delivery?.mode === 'broker'
         ? // A broker task: the declared broker and its destination; its last error is the broker's.
-          ([
-            [
-              'Target',
-              `${task.delivery.kind} ${task.delivery.broker} → ${task.delivery.stream ?? task.delivery.exchange ?? task.delivery.topic ?? ''}`,
-            ],
-          ] satisfies [string, unknown][])
+          ([['Target', brokerTarget(task.delivery, task.taskType)]] satisfies [string, unknown][])
         : ([['Callback URL', task.callbackUrl]] satisfies [string, unknown][])),
     ['Payload version', task.payloadVersion],
     ['Max retries', task.maxRetries],

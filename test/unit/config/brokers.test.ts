@@ -66,6 +66,13 @@ describe('parseBrokers', () => {
     expect(() => parse(broker, { PW: 'x' })).toThrow(message);
   });
 
+  it('gives an owner only what its declaration lists: nothing inherited from Object.prototype', () => {
+    const { owners } = parse(valid).get('events')!;
+    // `constructor` is a valid owner name (OWNER_PATTERN): it must find no destinations here.
+    expect(owners.constructor).toBeUndefined();
+    expect(owners.orders).toEqual(['orders.*']);
+  });
+
   it('refuses a file that is not {"brokers": {...}}', () => {
     expect(() => parseBrokers('[]', {})).toThrow(/expected \{"brokers"/);
     expect(() => parseBrokers('{', {})).toThrow(/is not JSON/);

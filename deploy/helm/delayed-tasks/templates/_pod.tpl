@@ -167,7 +167,11 @@ volumes:
   {{- if and $webhookSecrets $s.webhookSecrets.existingSecret }}
   {{- include "dt.secretVolume" (list "webhook-secrets" $s.webhookSecrets) | nindent 2 }}
   {{- end }}
-  {{- if $s.brokers.existingSecret }}
+  {{- if and $s.brokers.existingSecret $isApi }}
+  # The declarations only: the API checks creates against them and never connects to a broker, so
+  # the password and TLS files they name stay in the worker pods.
+  {{- include "dt.secretVolume" (list "brokers" $s.brokers) | nindent 2 }}
+  {{- else if $s.brokers.existingSecret }}
   # The whole Secret: the declarations and the password and TLS files they name.
   - name: brokers
     secret:
