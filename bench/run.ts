@@ -14,7 +14,10 @@
  *                             ours-pull (ours-api with pull delivery; only when named: it is meant for
  *                             `lag` and `herd`, beside ours-api)
  *   --steady-rate <n>         steady runs one trial at this rate (tasks/s), without the search
+ *   --lag-rate <n>            lag's rate, tasks/s (default 20, the rate of issue 25's lag target)
  *   --lag-seconds <n>         lag's window, seconds, for every selected system (also with --quick)
+ *   --lag-wait-seconds <n>    lag's longest wait for callbacks after the last due time (full 15, quick 4):
+ *                             longer at a rate that builds a backlog, so late tasks still count in the lag
  *   --herd-tasks <n>          herd's size (its lead and wait grow with it)
  *   --pull-max <n>            ours-pull: `max` of each lease call of its 4 consumers (default 10)
  *   --server <kind>           Temporal server of ours-api and ours-direct: `sqlite` (default), the CLI's
@@ -100,7 +103,9 @@ const { values: flags } = parseArgs({
     'worker-node-arg': { type: 'string', multiple: true },
     'api-processes': { type: 'string', default: '1' },
     'steady-rate': { type: 'string' },
+    'lag-rate': { type: 'string' },
     'lag-seconds': { type: 'string' },
+    'lag-wait-seconds': { type: 'string' },
     'herd-tasks': { type: 'string' },
     'pull-max': { type: 'string', default: '10' },
     dist: { type: 'string' },
@@ -138,19 +143,26 @@ function version(pkg: string): string {
   ).version;
 }
 
-function positive(flag: 'lag-seconds' | 'herd-tasks'): number | undefined {
+function positive(flag: 'lag-rate' | 'lag-seconds' | 'lag-wait-seconds' | 'herd-tasks'): number | undefined {
   const value = flags[flag] === undefined ? undefined : Number(flags[flag]);
   if (value !== undefined && !(value > 0)) throw new Error(`--${flag} needs a positive number`);
   return value;
 }
 
-/** `--lag-seconds` and `--herd-tasks` applied to `plan`. */
+/** `--lag-rate`, `--lag-seconds`, `--lag-wait-seconds` and `--herd-tasks` applied to `plan`. */
 function resized(plan: Plan): Plan {
+  const lagRate = positive('lag-rate');
   const lagS = positive('lag-seconds');
+  const lagWaitS = positive('lag-wait-seconds');
   const herdTasks = positive('herd-tasks');
   return {
     ...plan,
-    ...(lagS === undefined ? {} : { lag: { ...plan.lag, windowS: lagS, systems: undefined } }),
+    lag: {
+      ...plan.lag,
+      ...(lagRate === undefined ? {} : { rate: lagRate }),
+      ...(lagS === undefined ? {} : { windowS: lagS, systems: undefined }),
+      ...(lagWaitS === undefined ? {} : { graceS: lagWaitS }),
+    },
     ...(herdTasks === undefined ? {} : { herd: herdPlan(plan.herd, herdTasks) }),
   };
 }
