@@ -122,9 +122,10 @@ export function summarize(scenarios: readonly ScenarioResult[], names: readonly 
     const sustained = row(byName('steady'), system)?.extra?.['sustained /s (p99 < 1 s)'];
     const bytes = row(byName('pending'), system)?.extra?.['store bytes/task'];
     const lowRate = row(byName('lag'), system)?.lagMs;
+    const lagRate = byName('lag')?.params['rate /s'] ?? LAG_TARGET.rate;
     summary.extra = {
       'sustained /s (p99 < 1 s)': sustained ?? 'n/a',
-      [`lag at ${LAG_TARGET.rate}/s p50 · p99`]: lowRate ? `${ms(lowRate.p50)} · ${ms(lowRate.p99)}` : 'n/a',
+      [`lag at ${lagRate}/s p50 · p99`]: lowRate ? `${ms(lowRate.p50)} · ${ms(lowRate.p99)}` : 'n/a',
       'store bytes/task': bytes ?? 'n/a',
     };
     return summary;

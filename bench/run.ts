@@ -10,11 +10,16 @@
  *                             the lag target is about; the other rows say n/a)
  *   --scenario <name>         only these scenarios: failing, steady, lag, herd, create, create-batch,
  *                             pending. `lag`: fire lag at 20 tasks/s (full: 120 s per system)
- *   --system <name>           only these systems: ours-api, ours-direct, temporal-floor, bullmq, settimeout,
- *                             ours-pull (ours-api with pull delivery; only when named: it is meant for
- *                             `lag` and `herd`, beside ours-api)
+ *   --system <name>           only these systems: ours-api, ours-direct, temporal-floor, bullmq, settimeout;
+ *                             and, only when named (meant for `lag` and `herd`, beside ours-api), ours-api
+ *                             with another delivery: ours-pull (pull leases), ours-redis, ours-rabbitmq,
+ *                             ours-kafka (broker targets; the run starts and stops each broker with
+ *                             scripts/local-server.sh <broker>@bench)
  *   --steady-rate <n>         steady runs one trial at this rate (tasks/s), without the search
+ *   --lag-rate <n>            lag's rate, tasks/s (default 20, the rate of issue 25's lag target)
  *   --lag-seconds <n>         lag's window, seconds, for every selected system (also with --quick)
+ *   --lag-wait-seconds <n>    lag's longest wait for callbacks after the last due time (full 15, quick 4):
+ *                             longer at a rate that builds a backlog, so late tasks still count in the lag
  *   --herd-tasks <n>          herd's size (its lead and wait grow with it)
  *   --pull-max <n>            ours-pull: `max` of each lease call of its 4 consumers (default 10)
  *   --server <kind>           Temporal server of ours-api and ours-direct: `sqlite` (default), the CLI's
@@ -45,6 +50,7 @@ import { execFileSync } from 'node:child_process';
 import { Child } from './infra/child.js';
 import { buildIfStale } from './infra/build.js';
 import { compileEntries } from './infra/compile.js';
+import { brokerVersions, LocalBroker } from './infra/local-brokers.js';
 import { redisVersion } from './infra/redis-server.js';
 import {
   HISTORY_SHARDS,
@@ -71,6 +77,7 @@ import {
 } from './scenarios/scenario.js';
 import { steady } from './scenarios/steady.js';
 import { SystemPool } from './system-pool.js';
+import { brokerServersOf } from './systems/index.js';
 import { DEFAULT_SYSTEM_NAMES, SYSTEM_NAMES, type SystemEnv, type SystemName } from './systems/system.js';
 import { DEV_SERVER_SQLITE_PRAGMAS } from '../src/temporal/dev-server.js';
 import { mintPayloadKey } from '../src/security/payload-codec.js';
@@ -100,7 +107,9 @@ const { values: flags } = parseArgs({
     'worker-node-arg': { type: 'string', multiple: true },
     'api-processes': { type: 'string', default: '1' },
     'steady-rate': { type: 'string' },
+    'lag-rate': { type: 'string' },
     'lag-seconds': { type: 'string' },
+    'lag-wait-seconds': { type: 'string' },
     'herd-tasks': { type: 'string' },
     'pull-max': { type: 'string', default: '10' },
     dist: { type: 'string' },
@@ -138,19 +147,26 @@ function version(pkg: string): string {
   ).version;
 }
 
-function positive(flag: 'lag-seconds' | 'herd-tasks'): number | undefined {
+function positive(flag: 'lag-rate' | 'lag-seconds' | 'lag-wait-seconds' | 'herd-tasks'): number | undefined {
   const value = flags[flag] === undefined ? undefined : Number(flags[flag]);
   if (value !== undefined && !(value > 0)) throw new Error(`--${flag} needs a positive number`);
   return value;
 }
 
-/** `--lag-seconds` and `--herd-tasks` applied to `plan`. */
+/** `--lag-rate`, `--lag-seconds`, `--lag-wait-seconds` and `--herd-tasks` applied to `plan`. */
 function resized(plan: Plan): Plan {
+  const lagRate = positive('lag-rate');
   const lagS = positive('lag-seconds');
+  const lagWaitS = positive('lag-wait-seconds');
   const herdTasks = positive('herd-tasks');
   return {
     ...plan,
-    ...(lagS === undefined ? {} : { lag: { ...plan.lag, windowS: lagS, systems: undefined } }),
+    lag: {
+      ...plan.lag,
+      ...(lagRate === undefined ? {} : { rate: lagRate }),
+      ...(lagS === undefined ? {} : { windowS: lagS, systems: undefined }),
+      ...(lagWaitS === undefined ? {} : { graceS: lagWaitS }),
+    },
     ...(herdTasks === undefined ? {} : { herd: herdPlan(plan.herd, herdTasks) }),
   };
 }
@@ -264,6 +280,11 @@ async function main(): Promise<void> {
           : {
               'Temporal server': `one, shared by ours-api and ours-direct (with one worker), all services in one process; a private PostgreSQL cluster on loopback (PostgreSQL defaults${env.postgresSettings.length > 0 ? ` plus ${env.postgresSettings.join(', ')}` : ''}); extra dynamic config: ${env.dynamicConfig.join(', ') || 'none'} (plus src/temporal/dev-server.ts and the dev server's persistence rate limits)`,
             }),
+        ...(brokerServersOf(systemNames).length > 0
+          ? {
+              Brokers: `${brokerVersions(root, brokerServersOf(systemNames))}, on loopback (scripts/local-server.sh <broker>@bench), declared in BROKERS_FILE; one consumer each in the benchmark process: ${['ioredis', 'amqplib', 'kafkajs'].map((pkg) => `${pkg} ${version(pkg)}`).join(', ')}`,
+            }
+          : {}),
         'Our processes': `dist ${env.distDir === join(root, 'dist') ? 'dist/' : env.distDir}; API processes ${env.apiProcesses}; ours-pull lease max ${env.pullMax}; worker env ${JSON.stringify(env.workerEnv)}${env.workerNodeArgs.length > 0 ? `; worker node flags ${env.workerNodeArgs.join(' ')}` : ''}; API env ${JSON.stringify(env.apiEnv)}; payload encryption ${env.encryptionKey ? 'on (AES-256-GCM codec)' : 'off'}`,
       },
     },
@@ -293,13 +314,16 @@ async function main(): Promise<void> {
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.on(signal, () => {
     log(`${signal}: stopping every process the benchmark started`);
-    void Child.stopAll().finally(() => process.exit(130));
+    void Promise.allSettled([Child.stopAll(), LocalBroker.stopAll()]).finally(() => process.exit(130));
   });
 }
-process.on('exit', () => Child.killAll());
+process.on('exit', () => {
+  Child.killAll();
+  LocalBroker.stopAllSync();
+});
 
 main().catch(async (err: unknown) => {
   console.error(err);
-  await Child.stopAll();
+  await Promise.allSettled([Child.stopAll(), LocalBroker.stopAll()]);
   process.exit(1);
 });

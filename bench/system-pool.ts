@@ -3,20 +3,25 @@
  * ours-api and ours-direct share one stack (Temporal dev server, worker, API processes): the engine
  * limit is the same worker, reached without the API. `reset` replaces a system with a fresh one (new
  * store, new processes) when a load it could not absorb left it a backlog; resetting either of ours
- * resets both.
+ * resets both. The broker systems' servers (scripts/local-server.sh) start before the stack, which
+ * declares them, and run until the end: a reset keeps them (each consumer reads a destination of its own).
  */
 import { CpuMeter } from './infra/cpu.js';
+import { LocalBroker } from './infra/local-brokers.js';
 import { sleep } from './infra/wait.js';
 import { OursStack } from './systems/ours-stack.js';
-import { startSystem } from './systems/index.js';
-import type { System, SystemEnv, SystemName } from './systems/system.js';
+import { brokerServersOf, startSystem } from './systems/index.js';
+import { DELIVERY_VARIANTS, type System, type SystemEnv, type SystemName } from './systems/system.js';
 
 /** The systems on ours' stack (temporal-floor uses its server): resetting one resets them all. */
-const OURS: readonly SystemName[] = ['ours-api', 'ours-pull', 'ours-direct', 'temporal-floor'];
+const OURS: readonly SystemName[] = ['ours-api', ...DELIVERY_VARIANTS, 'ours-direct', 'temporal-floor'];
+/** Those of them that create tasks through the API. */
+const THROUGH_API: readonly SystemName[] = ['ours-api', ...DELIVERY_VARIANTS];
 
 export class SystemPool {
   private readonly running = new Map<SystemName, System>();
   private stack: Promise<OursStack> | undefined;
+  private brokers: Promise<LocalBroker[]> | undefined;
 
   constructor(
     private readonly env: SystemEnv,
@@ -69,8 +74,12 @@ export class SystemPool {
   }
 
   async stopAll(): Promise<void> {
-    for (const name of [...this.running.keys()]) await this.stopOne(name);
-    await this.stopStack();
+    try {
+      for (const name of [...this.running.keys()]) await this.stopOne(name);
+      await this.stopStack();
+    } finally {
+      await LocalBroker.stopAll();
+    }
   }
 
   private async start(name: SystemName): Promise<void> {
@@ -78,9 +87,11 @@ export class SystemPool {
   }
 
   private ours(): Promise<OursStack> {
-    const apiProcesses =
-      this.names.includes('ours-api') || this.names.includes('ours-pull') ? this.env.apiProcesses : 0;
-    this.stack ??= OursStack.start(this.env, 'ours', apiProcesses);
+    const apiProcesses = this.names.some((name) => THROUGH_API.includes(name)) ? this.env.apiProcesses : 0;
+    this.brokers ??= Promise.all(
+      brokerServersOf(this.names).map((server) => LocalBroker.start(this.env.root, server)),
+    );
+    this.stack ??= this.brokers.then((brokers) => OursStack.start(this.env, 'ours', apiProcesses, brokers));
     return this.stack;
   }
 

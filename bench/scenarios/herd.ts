@@ -9,7 +9,7 @@ import { awaitArrivals } from '../awaiting.js';
 import { analyze } from '../deliveries.js';
 import { CpuMeter } from '../infra/cpu.js';
 import { withConcurrency } from '../load.js';
-import { addPullRatio } from '../ratio.js';
+import { addCallbackRatios, variantNotes } from '../ratio.js';
 import type { SystemName } from '../systems/system.js';
 import {
   measured,
@@ -142,7 +142,7 @@ export const herd: Scenario = {
       }
       rows.push(await herdOf(ctx, name));
     }
-    addPullRatio(rows);
+    addCallbackRatios(rows);
     return {
       name: 'herd',
       title: `herd: ${tasks} tasks due at the same instant`,
@@ -159,6 +159,7 @@ export const herd: Scenario = {
         'delivered/s = callbacks ÷ (last arrival − due instant); lag = arrival − due instant.',
         'firing CPU ms/task and cores busy: CPU of each process from the due instant until the last arrival (the creates before the instant left out); the machine has ' +
           `${availableParallelism()} cores.`,
+        ...variantNotes(ctx.systems.names),
       ],
       seconds: (Date.now() - started) / 1000,
     };

@@ -1,10 +1,11 @@
 /**
  * Our service as users deploy it: a Temporal server (the dev server on SQLite, or with `--server
  * postgres` Temporal Server on PostgreSQL), the worker process and optionally API processes, all from
- * the compiled dist/, each on its own loopback ports.
+ * the compiled dist/, each on its own loopback ports; with brokers, a BROKERS_FILE declaring them.
  */
 import { join } from 'node:path';
 import { Child } from '../infra/child.js';
+import { brokersEnv, type BrokerServer, type LocalBroker } from '../infra/local-brokers.js';
 import type { ProcessRef } from '../infra/memory.js';
 import { freePort } from '../infra/ports.js';
 import { TemporalPostgres } from '../infra/temporal-postgres.js';
@@ -24,9 +25,16 @@ export class OursStack {
     readonly encryptionKey: string | undefined,
     /** `--api-env`: the direct client reads the API's settings with it (its limits, its guard). */
     readonly apiEnv: Readonly<Record<string, string>>,
+    /** The brokers declared to the API and worker, each under its server's name. */
+    private readonly brokers: readonly LocalBroker[],
   ) {}
 
-  static async start(env: SystemEnv, name: string, apiProcesses: number): Promise<OursStack> {
+  static async start(
+    env: SystemEnv,
+    name: string,
+    apiProcesses: number,
+    brokers: readonly LocalBroker[] = [],
+  ): Promise<OursStack> {
     const server = await startServer(env, `${name}-temporal`);
     const taskQueue = `bench-${name}`;
     const common = {
@@ -39,6 +47,7 @@ export class OursStack {
       WEBHOOK_SECRET: mintWebhookSecret(),
       SHUTDOWN_NOT_READY_SECONDS: '0',
       ...encryptionEnv(env.encryptionKey),
+      ...brokersEnv(brokers, env.runDir),
     };
     const workerPort = await freePort();
     const worker = Child.start({
@@ -79,7 +88,14 @@ export class OursStack {
       ready(worker, `http://127.0.0.1:${workerPort}`),
       ...apis.map((api, i) => ready(api, apiUrls[i]!)),
     ]);
-    return new OursStack(server, taskQueue, worker, apis, apiUrls, env.encryptionKey, env.apiEnv);
+    return new OursStack(server, taskQueue, worker, apis, apiUrls, env.encryptionKey, env.apiEnv, brokers);
+  }
+
+  /** The declared broker of `server`. */
+  broker(server: BrokerServer): LocalBroker {
+    const broker = this.brokers.find((b) => b.server === server);
+    if (!broker) throw new Error(`no ${server} broker was started for this stack`);
+    return broker;
   }
 
   processes(): ProcessRef[] {

@@ -5,15 +5,27 @@ import type { PersistenceTotals, ServerKind } from '../infra/temporal-server.js'
 export const SYSTEM_NAMES = [
   'ours-api',
   'ours-pull',
+  'ours-redis',
+  'ours-rabbitmq',
+  'ours-kafka',
   'ours-direct',
   'temporal-floor',
   'bullmq',
   'settimeout',
 ] as const;
 export type SystemName = (typeof SYSTEM_NAMES)[number];
-/** A run without `--system`: ours-pull (meant for `lag` and `herd`, beside ours-api) only when named. */
+/** ours-api with broker delivery (bench/systems/ours-broker.ts), one per broker. */
+export const BROKER_SYSTEM_NAMES = [
+  'ours-redis',
+  'ours-rabbitmq',
+  'ours-kafka',
+] as const satisfies readonly SystemName[];
+export type BrokerSystemName = (typeof BROKER_SYSTEM_NAMES)[number];
+/** ours-api with another delivery target than its callback: compared with ours-api (bench/ratio.ts). */
+export const DELIVERY_VARIANTS: readonly SystemName[] = ['ours-pull', ...BROKER_SYSTEM_NAMES];
+/** A run without `--system`: the delivery variants (meant for `lag` and `herd`, beside ours-api) only when named. */
 export const DEFAULT_SYSTEM_NAMES: readonly SystemName[] = SYSTEM_NAMES.filter(
-  (name) => name !== 'ours-pull',
+  (name) => !DELIVERY_VARIANTS.includes(name),
 );
 
 /** One task as the benchmark asks for it; each system maps it onto its own API. */

@@ -1,7 +1,7 @@
-/** The benchmark's pull variant: its create request, its ratios to the callback path, the herd plan by size. */
+/** The benchmark's delivery variants: pull's create request, their ratios to the callback path, the herd plan by size. */
 import { describe, expect, it } from 'vitest';
 import { herdPlan, PLANS } from '../../../bench/plan.js';
-import { addPullRatio, ratioColumns } from '../../../bench/ratio.js';
+import { addCallbackRatios, ratioColumns } from '../../../bench/ratio.js';
 import type { SystemRow } from '../../../bench/scenarios/scenario.js';
 import { pullRequest } from '../../../bench/systems/ours-pull.js';
 
@@ -48,16 +48,32 @@ describe('ratioColumns', () => {
     });
   });
 
-  it('is added to the pull row only when both rows were measured', () => {
-    const rows: SystemRow[] = [api, { system: 'ours-pull', lagMs: lag(80, 300), extra: { tasks: 5 } }];
-    addPullRatio(rows);
+  it("leaves a broker's own server out of the CPU ratio (it is in the row's CPU column)", () => {
+    const kafka: SystemRow = {
+      system: 'ours-kafka',
+      lagMs: lag(40, 150),
+      cpuMsPerTask: { api: 2, worker: 7, kafka: 30 },
+    };
+    expect(ratioColumns(kafka, api)['CPU/task ÷ ours-api']).toBe(0.9);
+  });
+
+  it('is added to each delivery variant only when both rows were measured', () => {
+    const rows: SystemRow[] = [
+      api,
+      { system: 'ours-pull', lagMs: lag(80, 300), extra: { tasks: 5 } },
+      { system: 'ours-redis', lagMs: lag(20, 75) },
+      { system: 'bullmq', lagMs: lag(20, 75) },
+    ];
+    addCallbackRatios(rows);
     expect(rows[1]!.extra).toMatchObject({ tasks: 5, 'p50 ÷ ours-api': 2, 'p99 ÷ ours-api': 2 });
+    expect(rows[2]!.extra).toMatchObject({ 'p50 ÷ ours-api': 0.5, 'p99 ÷ ours-api': 0.5 });
     expect(rows[0]!.extra).toBeUndefined();
+    expect(rows[3]!.extra).toBeUndefined();
     const skipped: SystemRow[] = [
       { system: 'ours-api', notApplicable: 'not measured' },
       { system: 'ours-pull' },
     ];
-    addPullRatio(skipped);
+    addCallbackRatios(skipped);
     expect(skipped[1]!.extra).toBeUndefined();
   });
 });
