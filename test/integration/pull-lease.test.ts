@@ -189,6 +189,49 @@ describe('a pull task', () => {
   });
 });
 
+describe('a lease call with max > 1', () => {
+  it.each([0, 1])(
+    'answers the one due task at once, not holding it for more: a task due once it is taken goes to the next call at attempt 1 (run %i)',
+    async () => {
+      const taskType = h.taskType('pull.prompt');
+      const delivery = { mode: 'pull', leaseSeconds: 30 };
+      const first = await h.create(pullTask(taskType, { taskId: uniqueId('prompt-a'), delivery }));
+      await waitForStatus(h, first.task.taskId, 'RUNNING');
+      const waitSeconds = 20;
+      const calledAt = Date.now();
+      let answeredAt = 0;
+      const call = lease(h, { queues: [taskType], max: 10, waitSeconds }).then((answer) => {
+        answeredAt = Date.now();
+        return answer;
+      });
+      // Once the server holds the first task (its lease shows on the task), a second falls due. An
+      // answer that waited for more (the old ready-only poll held it about a second) takes it too.
+      await waitFor(async () => answeredAt > 0 || (await h.get(first.task.taskId)).body.lease !== undefined, {
+        intervalMs: 5,
+        what: 'the first task to be leased',
+      });
+      const secondCreatedAt = Date.now();
+      const second = await h.create(pullTask(taskType, { taskId: uniqueId('prompt-b'), delivery }));
+      const answer = await call;
+      expect(answer.status).toBe(200);
+      expect(answer.leases.map((one) => one.task.taskId)).toEqual([first.task.taskId]);
+      expect(answeredAt - calledAt).toBeLessThan(waitSeconds * 1000);
+      // A poll of that call still open when it answered costs the second task nothing.
+      const next = await leaseOne(h, { queues: [taskType], max: 10, waitSeconds });
+      const secondLeasedAt = Date.now();
+      expect(next.task).toMatchObject({ taskId: second.task.taskId, attempt: 1 });
+      console.log(
+        `max 10, one due task: answered in ${answeredAt - calledAt} ms; ` +
+          `the task due after it: due -> leased by the next call ${secondLeasedAt - secondCreatedAt} ms, attempt ${next.task.attempt}`,
+      );
+      for (const leased of [answer.leases[0]!, next])
+        await settle(h, 'ack', { leaseToken: leased.leaseToken });
+      expect((await waitForStatus(h, second.task.taskId, 'SUCCEEDED')).attempts).toBe(1);
+      expect((await waitForStatus(h, first.task.taskId, 'SUCCEEDED')).attempts).toBe(1);
+    },
+  );
+});
+
 describe('bad input', () => {
   it.each([
     ['both targets', { callbackUrl: 'https://x.example/cb', delivery: { mode: 'pull' } }, 'delivery'],
