@@ -186,6 +186,7 @@ export class LeasePoller {
     return {
       leaseToken,
       leaseExpiresAt: new Date(this.options.now() + leaseSeconds * 1000).toISOString(),
+      leaseSeconds,
       task: {
         taskId: envelope.taskId,
         taskType: envelope.taskType,

@@ -34,7 +34,12 @@ describe('a pull task', () => {
     expect(created.task.delivery).toEqual({ mode: 'pull', queue: taskType, leaseSeconds: 60 });
     expect(created.task.callbackUrl).toBeUndefined();
 
+    const leasedAt = Date.now();
     const leased = await leaseOne(h, { queues: [taskType], workerIdentity: 'worker-a' });
+    // The lease says its length, so a shell can plan extensions; it ends that long after the answer.
+    expect(leased.leaseSeconds).toBe(60);
+    expect(Date.parse(leased.leaseExpiresAt)).toBeGreaterThanOrEqual(leasedAt + 60_000);
+    expect(Date.parse(leased.leaseExpiresAt)).toBeLessThanOrEqual(Date.now() + 60_000);
     expect(leased.task).toMatchObject({
       taskId: created.task.taskId,
       taskType,
@@ -112,6 +117,7 @@ describe('a pull task', () => {
       pullTask(taskType, { taskId: uniqueId('expiry'), delivery: { mode: 'pull', leaseSeconds: 2 } }),
     );
     const first = await leaseOne(h, { queues: [taskType], workerIdentity: 'slow' });
+    expect(first.leaseSeconds).toBe(2);
     // Worker "slow" neither acks nor extends: the lease runs out and the task is retried (1 s backoff).
     const second = await leaseOne(h, { queues: [taskType], workerIdentity: 'fast' });
     expect(second.task.attempt).toBe(2);
