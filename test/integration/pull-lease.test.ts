@@ -161,6 +161,32 @@ describe('a pull task', () => {
     expect(done.attemptHistory).toHaveLength(1);
   });
 
+  it('is offered again at once after 3 releases of an attempt, then after 1 s and 2 s: a release loop slows down, no attempt spent', async () => {
+    const taskType = h.taskType('pull.release-loop');
+    const { task } = await h.create(pullTask(taskType, { taskId: uniqueId('release-loop') }));
+    const gaps: number[] = [];
+    let leased = await leaseOne(h, { queues: [taskType] });
+    for (let release = 1; release <= 5; release++) {
+      const releasedAt = Date.now();
+      expect((await settle(h, 'release', { leaseToken: leased.leaseToken })).status).toBe(200);
+      if (release > 3) {
+        // Waiting, and saying until when: the task's view shows the next offer.
+        const waiting = await waitUntilRetrying(h, task.taskId);
+        expect(Date.parse(waiting.nextAttemptAt!)).toBeGreaterThan(releasedAt);
+      }
+      leased = await leaseOne(h, { queues: [taskType] });
+      gaps.push(Date.now() - releasedAt);
+      expect(leased.task.attempt).toBe(1);
+    }
+    console.log(`release -> leased again, releases 1-5 of one attempt: ${gaps.join(', ')} ms`);
+    expect(gaps[3]).toBeGreaterThanOrEqual(900);
+    expect(gaps[4]).toBeGreaterThanOrEqual(1_900);
+    await settle(h, 'ack', { leaseToken: leased.leaseToken });
+    const done = await waitForStatus(h, task.taskId, 'SUCCEEDED');
+    expect(done.attempts).toBe(1);
+    expect(done.attemptHistory).toHaveLength(1);
+  });
+
   it('stays CANCELLED when cancelled while leased: ack and extend answer TASK_CANCELLED', async () => {
     const taskType = h.taskType('pull.cancel');
     const { task } = await h.create(pullTask(taskType, { taskId: uniqueId('cancel') }));
