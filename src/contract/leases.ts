@@ -67,6 +67,12 @@ export const LeasedTaskSchema = Type.Object({
 export const LeaseSchema = Type.Object({
   leaseToken: Type.String({ description: 'Opaque; ack, nack, extend or release the lease with it' }),
   leaseExpiresAt: TimestampSchema,
+  leaseSeconds: Type.Integer({
+    minimum: 1,
+    description:
+      "The lease's length (the task's delivery.leaseSeconds): it ends leaseSeconds after the answer unless extended, and each extend renews it by as much",
+    examples: [60],
+  }),
   task: LeasedTaskSchema,
 });
 export type Lease = Static<typeof LeaseSchema>;

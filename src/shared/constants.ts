@@ -10,6 +10,8 @@ export const DEFAULT_POLICY_NAME = '_default';
 export const WORKFLOW_PATCHES = {
   /** Callback as a local activity when the input asks for it; no RUNNING write before a retry. */
   shapeV2: 'shape-v2-local-callback',
+  /** A pull task's releases of one attempt past the free ones wait, and too many spend the attempt. */
+  releaseBound: 'pull-release-bound',
 } as const;
 
 /** Workflow type name of a task, as Temporal and the CLI show it. */
@@ -62,4 +64,25 @@ export const ATTEMPT_HISTORY_LIMIT = 50;
  */
 export function heldRetryDelayMs(holds: number): number {
   return Math.min(60_000, 5_000 * 2 ** Math.max(0, holds - 1));
+}
+
+/**
+ * Releases of one attempt of a pull task (docs/workers.md, "Releases are bounded"): the first
+ * `free` offer the task again at once; each later one waits 1 s, doubling to at most a minute
+ * (a loop of releases adds a few history events a minute, not hundreds a second); the `limit`-th
+ * counts as the attempt failing (retried with the task's backoff, within its retries). With these
+ * numbers an attempt is released at most 15 times, over about six minutes of waits: longer than an
+ * SDK store's default claim (5 minutes) that makes a second worker release the task.
+ */
+export const RELEASE_BOUND = { free: 3, limit: 15, firstDelayMs: 1_000, maxDelayMs: 60_000 } as const;
+
+/**
+ * What the `release`-th release of one attempt does: offer the task again after this many
+ * milliseconds (0: at once), or, at the limit, spend the attempt.
+ */
+export function releaseOutcome(release: number): number | 'spend-attempt' {
+  if (release >= RELEASE_BOUND.limit) return 'spend-attempt';
+  if (release <= RELEASE_BOUND.free) return 0;
+  const delayMs = RELEASE_BOUND.firstDelayMs * 2 ** (release - RELEASE_BOUND.free - 1);
+  return Math.min(RELEASE_BOUND.maxDelayMs, delayMs);
 }

@@ -6,7 +6,6 @@
  * token: any API replica settles a lease another one took.
  */
 import { ApplicationFailure, type Connection } from '@temporalio/client';
-import type { temporal } from '@temporalio/proto';
 import type { TaskAccess } from '../auth/principal.js';
 import { checkLeaseAccess } from '../auth/pull-access.js';
 import {
@@ -17,29 +16,17 @@ import {
   type NackBody,
 } from '../contract/leases.js';
 import { ApiError, ErrorCode } from '../errors/catalog.js';
-import type { DeliveryEnvelope } from '../shared/delivery.js';
 import { parseWorkflowId } from '../shared/owner.js';
-import { pullQueue } from '../shared/task-queues.js';
 import { CallbackFailureType } from '../shared/task.js';
 import type { Policies } from '../task-types/policies.js';
 import type { TemporalCalls } from '../temporal/calls.js';
 import { grpcCode, toApiError } from '../temporal/errors.js';
-import {
-  decodeStartArgument,
-  encodeActivityFailure,
-  encodeActivityPayloads,
-} from '../temporal/sdk-knowledge.js';
+import { encodeActivityFailure, encodeActivityPayloads } from '../temporal/sdk-knowledge.js';
+import { LeasePoller } from './lease-poll.js';
 import type { LeaseClaims, LeaseTokens } from './lease-token.js';
 import type { TaskReader } from './reader.js';
 
-type PollAnswer = temporal.api.workflowservice.v1.IPollActivityTaskQueueResponse;
-
 const GRPC_NOT_FOUND = 5;
-/**
- * A poll that should take only what is ready: the shortest deadline the frontend accepts for a long
- * poll is 2 s, and matching answers empty about a second before the deadline.
- */
-const READY_ONLY_POLL_MS = 2_100;
 
 export interface LeaseServiceOptions {
   temporal: TemporalCalls;
@@ -52,63 +39,35 @@ export interface LeaseServiceOptions {
 }
 
 export class LeaseService {
-  constructor(private readonly options: LeaseServiceOptions) {}
+  private readonly poller: LeasePoller;
+
+  constructor(private readonly options: LeaseServiceOptions) {
+    this.poller = new LeasePoller({
+      ...options,
+      release: (owner, leaseToken) =>
+        this.release(owner, leaseToken).then(
+          () => undefined,
+          () => undefined,
+        ),
+    });
+  }
 
   /**
-   * Long-polls the caller's queues until a task comes or `waitSeconds` pass; then takes what else is
-   * ready, up to `max`. `gone` aborts when the consumer hung up: a task received after that is
-   * released (handed back without spending an attempt).
+   * Long-polls the caller's queues until a task comes or `waitSeconds` pass, answering at once with
+   * what is held, up to `max` (src/tasks/lease-poll.ts). `gone` aborts when the consumer hung up: a
+   * task received after that is released (handed back without spending an attempt).
    */
   async lease(access: TaskAccess, request: LeaseRequest, gone: AbortSignal): Promise<Lease[]> {
     const queues = [...new Set(request.queues)];
     checkLeaseAccess(access, queues);
-    const max = request.max ?? LEASE_LIMITS.max.default;
-    const waitMs = (request.waitSeconds ?? LEASE_LIMITS.waitSeconds.default) * 1000;
-    const identity = request.workerIdentity ?? 'anonymous';
-    const leases: Lease[] = [];
-    const stop = new AbortController();
-    const abort = AbortSignal.any([gone, stop.signal]);
-    // One poll per queue; the first task ends the wait (Temporal's matching cannot poll two queues).
-    const first = await new Promise<Lease | undefined>((resolve, reject) => {
-      let open = queues.length;
-      for (const queue of queues) {
-        this.pollOnce(access.owner, queue, identity, Math.max(waitMs, READY_ONLY_POLL_MS), abort)
-          .then((lease) => {
-            if (!lease) return;
-            if (leases.length === 0 && !gone.aborted) {
-              leases.push(lease);
-              resolve(lease);
-            } else if (leases.length < max && !gone.aborted) {
-              leases.push(lease);
-            } else {
-              void this.releaseQuietly(lease.leaseToken, access.owner);
-            }
-          })
-          .catch((err: unknown) => {
-            if (!abort.aborted) reject(err as Error);
-          })
-          .finally(() => {
-            if (--open === 0) resolve(undefined);
-          });
-      }
+    return this.poller.collect({
+      owner: access.owner,
+      queues,
+      max: request.max ?? LEASE_LIMITS.max.default,
+      waitMs: (request.waitSeconds ?? LEASE_LIMITS.waitSeconds.default) * 1000,
+      identity: request.workerIdentity ?? 'anonymous',
+      gone,
     });
-    stop.abort();
-    if (!first) return [];
-    // Then what is ready now, queue by queue, without waiting for more.
-    for (const queue of queues) {
-      while (leases.length < max && !gone.aborted) {
-        const lease = await this.pollOnce(access.owner, queue, identity, READY_ONLY_POLL_MS, gone).catch(
-          () => undefined,
-        );
-        if (!lease) break;
-        leases.push(lease);
-      }
-    }
-    if (gone.aborted) {
-      for (const lease of leases) void this.releaseQuietly(lease.leaseToken, access.owner);
-      return [];
-    }
-    return leases;
   }
 
   async ack(owner: string, leaseToken: string): Promise<LeaseOutcome> {
@@ -157,80 +116,6 @@ export class LeaseService {
     return { leaseExpiresAt: new Date(this.options.now() + claims.leaseSeconds * 1000).toISOString() };
   }
 
-  private async pollOnce(
-    owner: string,
-    queue: string,
-    identity: string,
-    waitMs: number,
-    abort: AbortSignal,
-  ): Promise<Lease | undefined> {
-    const { temporal, connection, policies, baseQueue } = this.options;
-    if (abort.aborted) return undefined;
-    // A queue named for a rate-limited type is leased at the type's rate (a rate-limited type's tasks
-    // use their own queue only: src/tasks/input.ts), as its callbacks are sent at it.
-    const rate = policies.forType(queue)?.ratePerSecond;
-    let answer: PollAnswer;
-    try {
-      answer = await connection.withDeadline(this.options.now() + waitMs, () =>
-        connection.withAbortSignal(abort, () =>
-          temporal.client.workflowService.pollActivityTaskQueue({
-            namespace: temporal.namespace,
-            taskQueue: { name: pullQueue(baseQueue, owner, queue) },
-            identity,
-            ...(rate !== undefined && { taskQueueMetadata: { maxTasksPerSecond: { value: rate } } }),
-          }),
-        ),
-      );
-    } catch (err) {
-      // The poll's own deadline, or the consumer gone: no task.
-      if (abort.aborted || grpcCode(err) === 4) return undefined;
-      throw err;
-    }
-    if (!answer.taskToken || answer.taskToken.length === 0) return undefined;
-    const lease = await this.toLease(owner, queue, answer);
-    if (abort.aborted && lease) {
-      // Received after the consumer left or the answer was sent: handed back, no attempt spent.
-      void this.releaseQuietly(lease.leaseToken, owner);
-      return undefined;
-    }
-    return lease;
-  }
-
-  private async toLease(owner: string, queue: string, answer: PollAnswer): Promise<Lease> {
-    const { temporal } = this.options;
-    // The attempt's one argument, decoded as a start's first argument is (codecs, then converter).
-    const envelope = await decodeStartArgument<DeliveryEnvelope>(
-      temporal.client.options.loadedDataConverter,
-      answer.input?.payloads ?? [],
-    );
-    const leaseSeconds = Number(answer.heartbeatTimeout?.seconds ?? 0) || 60;
-    const workflowId = answer.workflowExecution?.workflowId ?? '';
-    const leaseToken = this.options.tokens.seal({
-      owner,
-      workflowId,
-      attempt: envelope.attempt,
-      queue,
-      leaseSeconds,
-      taskToken: Buffer.from(answer.taskToken!).toString('base64'),
-    });
-    return {
-      leaseToken,
-      leaseExpiresAt: new Date(this.options.now() + leaseSeconds * 1000).toISOString(),
-      task: {
-        taskId: envelope.taskId,
-        taskType: envelope.taskType,
-        queue,
-        payload: envelope.payload,
-        payloadVersion: envelope.payloadVersion,
-        executeAt: envelope.executeAt,
-        attempt: envelope.attempt,
-        idempotencyKey: envelope.idempotencyKey ?? envelope.taskId,
-        traceId: envelope.traceId,
-        ...(envelope.schedule && { schedule: envelope.schedule }),
-      },
-    };
-  }
-
   private async fail(claims: LeaseClaims, type: string, message: string): Promise<void> {
     const { temporal } = this.options;
     // The workflow owns retries: the attempt's failure is final for the activity, whatever the type.
@@ -245,10 +130,6 @@ export class LeaseService {
         failure,
       }),
     );
-  }
-
-  private async releaseQuietly(leaseToken: string, owner: string): Promise<void> {
-    await this.release(owner, leaseToken).catch(() => undefined);
   }
 
   /** The token's claims for `owner`; another owner's token answers as an absent lease. */

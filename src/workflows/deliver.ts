@@ -15,7 +15,7 @@ import {
   upsertMemo,
 } from '@temporalio/workflow';
 import { retryDelayMs, withinTotalTime } from '../shared/backoff.js';
-import { heldRetryDelayMs, WORKFLOW_PATCHES } from '../shared/constants.js';
+import { heldRetryDelayMs, releaseOutcome, WORKFLOW_PATCHES } from '../shared/constants.js';
 import type { DeliveryEnvelope } from '../shared/delivery.js';
 import {
   CallbackFailureType,
@@ -56,6 +56,8 @@ export async function deliver(run: TaskRun): Promise<TaskState> {
   // Moved on by the time spent held, which the task type's maximum total time does not count.
   let firstAttemptAt = Date.now();
   let holds = 0;
+  /** Releases of the current attempt (a pull task handed back unhandled). */
+  let releases = 0;
   log.info('task due, calling back', { ...logContext, executeAt: state.executeAt });
   for (let attempt = 1; ; attempt++) {
     state.attempts = attempt;
@@ -81,15 +83,27 @@ export async function deliver(run: TaskRun): Promise<TaskState> {
       if (run.cancelRequested || isCancellation(err)) recordOutcome('CANCELLED');
       if (run.cancelRequested) return run.finish('CANCELLED');
       if (isCancellation(err)) throw err;
-      const failure = describeFailure(err, spec);
+      let failure = describeFailure(err, spec);
       if (failure.released) {
         // A pull task handed back unhandled (release, or a lease the API took after its consumer
-        // left): not attempted, so no attempt is spent; offered again at once. Replay-safe without a
-        // patch: only pull tasks, whose inputs did not exist before, can fail with this type.
-        state.attempts = attempt - 1;
-        attempt--;
-        continue;
+        // left): not attempted, so no attempt is spent; offered again at once, after a wait once
+        // released often, and the last release the bound allows spends the attempt.
+        const step = releaseStep(++releases);
+        if (step !== 'spend-attempt') {
+          state.attempts = attempt - 1;
+          attempt--;
+          if (step > 0) {
+            state.nextAttemptAt = new Date(Date.now() + step).toISOString();
+            await condition(() => run.cancelRequested, step);
+            if (run.cancelRequested) return run.finish('CANCELLED');
+            // Not an attempt: the task type's maximum total time does not count the wait.
+            firstAttemptAt += step;
+          }
+          continue;
+        }
+        failure = { error: { message: `released ${releases} times without being handled` }, retryable: true };
       }
+      releases = 0;
       if (failure.held) {
         // Our configuration lacks what this callback needs (a signing or header secret): the
         // receiver was never asked, so no attempt is spent; wait and try the same attempt again.
@@ -145,6 +159,18 @@ export async function deliver(run: TaskRun): Promise<TaskState> {
       run.attemptScope = undefined;
     }
   }
+}
+
+/**
+ * What the `release`-th release of an attempt does (`releaseOutcome`: a wait in ms, 0 at once, or
+ * spending the attempt). Past the free releases the bound applies behind a patch, asked for only
+ * there: a run recorded before the bound replays as it ran. Replay-safe otherwise: only pull tasks,
+ * whose inputs did not exist before, fail with the released type.
+ */
+function releaseStep(release: number): number | 'spend-attempt' {
+  const outcome = releaseOutcome(release);
+  if (outcome === 0 || !patched(WORKFLOW_PATCHES.releaseBound)) return 0;
+  return outcome;
 }
 
 /** The input of an attempt, whichever the target (src/shared/delivery.ts). */

@@ -34,7 +34,12 @@ describe('a pull task', () => {
     expect(created.task.delivery).toEqual({ mode: 'pull', queue: taskType, leaseSeconds: 60 });
     expect(created.task.callbackUrl).toBeUndefined();
 
+    const leasedAt = Date.now();
     const leased = await leaseOne(h, { queues: [taskType], workerIdentity: 'worker-a' });
+    // The lease says its length, so a shell can plan extensions; it ends that long after the answer.
+    expect(leased.leaseSeconds).toBe(60);
+    expect(Date.parse(leased.leaseExpiresAt)).toBeGreaterThanOrEqual(leasedAt + 60_000);
+    expect(Date.parse(leased.leaseExpiresAt)).toBeLessThanOrEqual(Date.now() + 60_000);
     expect(leased.task).toMatchObject({
       taskId: created.task.taskId,
       taskType,
@@ -112,6 +117,7 @@ describe('a pull task', () => {
       pullTask(taskType, { taskId: uniqueId('expiry'), delivery: { mode: 'pull', leaseSeconds: 2 } }),
     );
     const first = await leaseOne(h, { queues: [taskType], workerIdentity: 'slow' });
+    expect(first.leaseSeconds).toBe(2);
     // Worker "slow" neither acks nor extends: the lease runs out and the task is retried (1 s backoff).
     const second = await leaseOne(h, { queues: [taskType], workerIdentity: 'fast' });
     expect(second.task.attempt).toBe(2);
@@ -155,6 +161,32 @@ describe('a pull task', () => {
     expect(done.attemptHistory).toHaveLength(1);
   });
 
+  it('is offered again at once after 3 releases of an attempt, then after 1 s and 2 s: a release loop slows down, no attempt spent', async () => {
+    const taskType = h.taskType('pull.release-loop');
+    const { task } = await h.create(pullTask(taskType, { taskId: uniqueId('release-loop') }));
+    const gaps: number[] = [];
+    let leased = await leaseOne(h, { queues: [taskType] });
+    for (let release = 1; release <= 5; release++) {
+      const releasedAt = Date.now();
+      expect((await settle(h, 'release', { leaseToken: leased.leaseToken })).status).toBe(200);
+      if (release > 3) {
+        // Waiting, and saying until when: the task's view shows the next offer.
+        const waiting = await waitUntilRetrying(h, task.taskId);
+        expect(Date.parse(waiting.nextAttemptAt!)).toBeGreaterThan(releasedAt);
+      }
+      leased = await leaseOne(h, { queues: [taskType] });
+      gaps.push(Date.now() - releasedAt);
+      expect(leased.task.attempt).toBe(1);
+    }
+    console.log(`release -> leased again, releases 1-5 of one attempt: ${gaps.join(', ')} ms`);
+    expect(gaps[3]).toBeGreaterThanOrEqual(900);
+    expect(gaps[4]).toBeGreaterThanOrEqual(1_900);
+    await settle(h, 'ack', { leaseToken: leased.leaseToken });
+    const done = await waitForStatus(h, task.taskId, 'SUCCEEDED');
+    expect(done.attempts).toBe(1);
+    expect(done.attemptHistory).toHaveLength(1);
+  });
+
   it('stays CANCELLED when cancelled while leased: ack and extend answer TASK_CANCELLED', async () => {
     const taskType = h.taskType('pull.cancel');
     const { task } = await h.create(pullTask(taskType, { taskId: uniqueId('cancel') }));
@@ -187,6 +219,49 @@ describe('a pull task', () => {
     expect(answer).toMatchObject({ status: 200, leases: [] });
     expect(Date.now() - started).toBeLessThan(5_000);
   });
+});
+
+describe('a lease call with max > 1', () => {
+  it.each([0, 1])(
+    'answers the one due task at once, not holding it for more: a task due once it is taken goes to the next call at attempt 1 (run %i)',
+    async () => {
+      const taskType = h.taskType('pull.prompt');
+      const delivery = { mode: 'pull', leaseSeconds: 30 };
+      const first = await h.create(pullTask(taskType, { taskId: uniqueId('prompt-a'), delivery }));
+      await waitForStatus(h, first.task.taskId, 'RUNNING');
+      const waitSeconds = 20;
+      const calledAt = Date.now();
+      let answeredAt = 0;
+      const call = lease(h, { queues: [taskType], max: 10, waitSeconds }).then((answer) => {
+        answeredAt = Date.now();
+        return answer;
+      });
+      // Once the server holds the first task (its lease shows on the task), a second falls due. An
+      // answer that waited for more (the old ready-only poll held it about a second) takes it too.
+      await waitFor(async () => answeredAt > 0 || (await h.get(first.task.taskId)).body.lease !== undefined, {
+        intervalMs: 5,
+        what: 'the first task to be leased',
+      });
+      const secondCreatedAt = Date.now();
+      const second = await h.create(pullTask(taskType, { taskId: uniqueId('prompt-b'), delivery }));
+      const answer = await call;
+      expect(answer.status).toBe(200);
+      expect(answer.leases.map((one) => one.task.taskId)).toEqual([first.task.taskId]);
+      expect(answeredAt - calledAt).toBeLessThan(waitSeconds * 1000);
+      // A poll of that call still open when it answered costs the second task nothing.
+      const next = await leaseOne(h, { queues: [taskType], max: 10, waitSeconds });
+      const secondLeasedAt = Date.now();
+      expect(next.task).toMatchObject({ taskId: second.task.taskId, attempt: 1 });
+      console.log(
+        `max 10, one due task: answered in ${answeredAt - calledAt} ms; ` +
+          `the task due after it: due -> leased by the next call ${secondLeasedAt - secondCreatedAt} ms, attempt ${next.task.attempt}`,
+      );
+      for (const leased of [answer.leases[0]!, next])
+        await settle(h, 'ack', { leaseToken: leased.leaseToken });
+      expect((await waitForStatus(h, second.task.taskId, 'SUCCEEDED')).attempts).toBe(1);
+      expect((await waitForStatus(h, first.task.taskId, 'SUCCEEDED')).attempts).toBe(1);
+    },
+  );
 });
 
 describe('bad input', () => {

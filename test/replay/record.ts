@@ -206,6 +206,28 @@ const scenarios: Scenario[] = [
     },
   },
   {
+    name: 'pull-released-often-acked',
+    what: 'a pull task released 5 times in a row, each leased again at once (recorded before releases were bounded), then acked',
+    run: async (ctx) => {
+      const workflowId = await create(ctx, 'pull-often', { ...pullOn('fixture.often'), delaySeconds: 0 });
+      const queues = ['fixture.often'];
+      for (let i = 0; i < 5; i++) await settleIn(ctx, 'release', await leaseIn(ctx, queues));
+      await settleIn(ctx, 'ack', await leaseIn(ctx, queues));
+      return { workflowId, lastEvent: COMPLETED };
+    },
+  },
+  {
+    name: 'pull-released-bounded-acked',
+    what: 'a pull task released 5 times in a row: 3 offered again at once, the 4th after 1 s and the 5th after 2 s (the release-bound patch marker), then acked',
+    run: async (ctx) => {
+      const workflowId = await create(ctx, 'pull-bounded', { ...pullOn('fixture.bounded'), delaySeconds: 0 });
+      const queues = ['fixture.bounded'];
+      for (let i = 0; i < 5; i++) await settleIn(ctx, 'release', await leaseIn(ctx, queues));
+      await settleIn(ctx, 'ack', await leaseIn(ctx, queues));
+      return { workflowId, lastEvent: COMPLETED };
+    },
+  },
+  {
     name: 'retrying',
     what: 'open: 429 with Retry-After: 3600, waiting the 10-minute cap before its second attempt',
     run: async (ctx) => {

@@ -157,7 +157,7 @@ export const leaseRoutes: FastifyPluginAsyncTypebox<LeaseRoutesOptions> = async 
         operationId: 'releaseLease',
         tags: ['leases'],
         summary: 'Hand a leased task back unhandled: no attempt spent, leased again at once',
-        description: TOKEN_ERRORS,
+        description: `Past the third release of one attempt the task waits 1 s, doubling to 60 s, before it is offered again; the 15th release counts as a failed attempt (retried with the task's backoff). ${TOKEN_ERRORS}`,
         body: LeaseTokenBodySchema,
         response: { 200: LeaseOutcomeSchema, ...errors },
       },

@@ -31,6 +31,7 @@ from ._request import (
     ClientCore,
     CreateTaskRequest,
     ListFilter,
+    Trace,
     cancel_request,
     create_request,
     create_tasks_request,
@@ -89,11 +90,18 @@ class AsyncClient:
         if transport is not None and http_client is not None:
             raise ValueError("give transport or http_client, not both")
         self._owns_http = http_client is None
+        self._default_transport = transport is None
         self._http = http_client or httpx.AsyncClient(transport=transport)
 
     async def aclose(self) -> None:
         if self._owns_http:
             await self._http.aclose()
+
+    def _own_connections(self) -> httpx.AsyncClient | None:
+        """A new httpx client like the one this client made itself (the sync worker's long polls
+        go through one of their own, _long_poll.py), or None when this client was given a
+        transport or an http client, which cannot be copied."""
+        return httpx.AsyncClient() if self._owns_http and self._default_transport else None
 
     async def __aenter__(self) -> Self:
         return self
@@ -106,13 +114,22 @@ class AsyncClient:
     ) -> None:
         await self.aclose()
 
-    async def _send(self, request: ApiRequest[T]) -> T:
-        http_request = self._core.build(self._http, request)
+    async def _send(
+        self,
+        request: ApiRequest[T],
+        *,
+        http: httpx.AsyncClient | None = None,
+        trace: Trace | None = None,
+    ) -> T:
+        """`http`: another httpx client to send it through (the sync worker's long polls);
+        `trace`: httpcore's trace extension for the request."""
+        http = http or self._http
+        http_request = self._core.build(http, request, trace)
         retry = 0
         while True:
             outcome: httpx.Response | Exception
             try:
-                outcome = await self._http.send(http_request)
+                outcome = await http.send(http_request)
                 await outcome.aread()
             except httpx.TransportError as exc:
                 outcome = exc

@@ -33,6 +33,7 @@ from ._request import (
     ClientCore,
     CreateTaskRequest,
     ListFilter,
+    Trace,
     cancel_request,
     create_request,
     create_tasks_request,
@@ -91,11 +92,18 @@ class Client:
         if transport is not None and http_client is not None:
             raise ValueError("give transport or http_client, not both")
         self._owns_http = http_client is None
+        self._default_transport = transport is None
         self._http = http_client or httpx.Client(transport=transport)
 
     def close(self) -> None:
         if self._owns_http:
             self._http.close()
+
+    def _own_connections(self) -> httpx.Client | None:
+        """A new httpx client like the one this client made itself (the sync worker's long polls
+        go through one of their own, _long_poll.py), or None when this client was given a
+        transport or an http client, which cannot be copied."""
+        return httpx.Client() if self._owns_http and self._default_transport else None
 
     def __enter__(self) -> Self:
         return self
@@ -108,13 +116,22 @@ class Client:
     ) -> None:
         self.close()
 
-    def _send(self, request: ApiRequest[T]) -> T:
-        http_request = self._core.build(self._http, request)
+    def _send(
+        self,
+        request: ApiRequest[T],
+        *,
+        http: httpx.Client | None = None,
+        trace: Trace | None = None,
+    ) -> T:
+        """`http`: another httpx client to send it through (the sync worker's long polls);
+        `trace`: httpcore's trace extension for the request."""
+        http = http or self._http
+        http_request = self._core.build(http, request, trace)
         retry = 0
         while True:
             outcome: httpx.Response | Exception
             try:
-                outcome = self._http.send(http_request)
+                outcome = http.send(http_request)
                 outcome.read()
             except httpx.TransportError as exc:
                 outcome = exc

@@ -39,6 +39,9 @@ from ._version import __version__
 
 T = TypeVar("T")
 
+Trace = Callable[[str, dict[str, Any]], None]
+"""httpcore's `trace` request extension: called with each event's name and its info."""
+
 USER_AGENT = f"delayed-tasks-python/{__version__}"
 DEFAULT_TIMEOUT = 10.0
 TASKS_PATH = "/api/v1/tasks"
@@ -288,7 +291,10 @@ class ClientCore:
             self.headers["authorization"] = f"Bearer {api_key}"
 
     def build(
-        self, http: httpx.Client | httpx.AsyncClient, request: ApiRequest[Any]
+        self,
+        http: httpx.Client | httpx.AsyncClient,
+        request: ApiRequest[Any],
+        trace: Trace | None = None,
     ) -> httpx.Request:
         headers = dict(self.headers)
         content: bytes | None = None
@@ -302,6 +308,7 @@ class ClientCore:
             headers=headers,
             content=content,
             timeout=self._timeout(request.min_timeout),
+            extensions={"trace": trace} if trace is not None else None,
         )
 
     def _timeout(self, min_read: float | None) -> httpx.Timeout:

@@ -2,7 +2,8 @@
 at a time asks for as many tasks as there are free slots; each leased task runs its type's
 handler on a thread of its own while another thread extends the lease every third of the time
 left; the handler's return acks, `PermanentError` nacks not retryable, any other exception nacks
-retryable with its message. `shutdown` stops leasing, waits for the handlers in flight up to the
+retryable with its message. `shutdown` stops leasing, hangs up the long poll in flight (so the
+service hands back what it would have answered), waits for the handlers in flight up to the
 timeout and releases the rest, so another worker takes them at once without spending an
 attempt."""
 
@@ -21,6 +22,7 @@ from typing import TYPE_CHECKING, cast
 
 from ._errors import DelayedTaskError
 from ._idempotency import DEFAULT_CLAIM_TTL, AsyncIdempotencyStore, ClaimResult, IdempotencyStore
+from ._long_poll import LongPoll
 from ._pull import Lease, LeasedTask, LeaseRequest, NackRequest
 from ._receiver import NO_HANDLER, PermanentError
 
@@ -134,6 +136,10 @@ class PullWorker:
         if store is not None and inspect.iscoroutinefunction(store.claim):
             raise TypeError("PullWorker needs a synchronous IdempotencyStore")
         self._store = cast("IdempotencyStore | None", store)
+        # The long polls on connections of their own, which shutdown can hang up (_long_poll.py);
+        # through the client itself when it was given a transport or an http client.
+        own = client._own_connections()
+        self._long_poll = LongPoll(client, own) if own is not None else None
         self._cond = threading.Condition()
         self._jobs: dict[str, _Job] = {}
         self._stopping = False
@@ -171,6 +177,8 @@ class PullWorker:
             self._lease_loop()
             self._drain()
         finally:
+            if self._long_poll is not None:
+                self._long_poll.close()
             with self._cond:
                 self._running = False
             self._stopped.set()
@@ -204,8 +212,10 @@ class PullWorker:
             with self._cond:
                 self._cond.wait_for(lambda c=call: self._stopping or c.done)  # type: ignore[misc]
                 if not call.done:
-                    # The long poll is abandoned: what it answers later is released at once.
+                    # The long poll is abandoned: hung up, and what it answers anyway is released.
                     call.abandoned = True
+                    if self._long_poll is not None:
+                        self._long_poll.cancel()
                     return
             if call.error is not None:
                 failures += 1
@@ -354,8 +364,10 @@ class _LeaseCall:
 
     def _run(self, request: LeaseRequest) -> None:
         worker = self._worker
+        poll = worker._long_poll
         try:
-            leases, error = worker._client.lease(request), None
+            leases = poll.lease(request) if poll is not None else worker._client.lease(request)
+            error = None
         except Exception as exc:  # noqa: BLE001 - the lease loop backs off
             leases, error = [], exc
         with worker._cond:
