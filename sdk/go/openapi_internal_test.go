@@ -5,6 +5,7 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"maps"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -239,6 +240,70 @@ func TestWireTypesMatchOpenAPI(t *testing.T) {
 			t.Error("no error response found in the document")
 		}
 	})
+}
+
+// TestEveryCreateFieldReachesTheBody sets each field of CreateTaskRequest in turn and checks that
+// the body changes, and that every field of the wire body (createBody, which the test above holds
+// to the document) is written by some field: a property added to the create body fails here until
+// CreateTaskRequest has a field for it and newCreateBody copies it.
+func TestEveryCreateFieldReachesTheBody(t *testing.T) {
+	base := func() *CreateTaskRequest {
+		return &CreateTaskRequest{TaskType: "t", Payload: map[string]any{}, Delay: time.Second, CallbackURL: "https://h.example/cb", TaskID: "id"}
+	}
+	// One change per field; Delay and ExecuteAt, CallbackURL and Delivery exclude each other.
+	samples := map[string]func(*CreateTaskRequest){
+		"TaskType":       func(r *CreateTaskRequest) { r.TaskType = "u" },
+		"Payload":        func(r *CreateTaskRequest) { r.Payload = map[string]any{"a": 1} },
+		"Delay":          func(r *CreateTaskRequest) { r.Delay = 2 * time.Second },
+		"ExecuteAt":      func(r *CreateTaskRequest) { r.Delay, r.ExecuteAt = 0, time.Now() },
+		"CallbackURL":    func(r *CreateTaskRequest) { r.CallbackURL = "https://h.example/other" },
+		"Delivery":       func(r *CreateTaskRequest) { r.CallbackURL, r.Delivery = "", &Delivery{Mode: "pull"} },
+		"TaskID":         func(r *CreateTaskRequest) { r.TaskID = "other" },
+		"MaxRetries":     func(r *CreateTaskRequest) { r.MaxRetries = Ptr(2) },
+		"TimeoutMs":      func(r *CreateTaskRequest) { r.TimeoutMs = 1500 },
+		"PayloadVersion": func(r *CreateTaskRequest) { r.PayloadVersion = 2 },
+		"TraceID":        func(r *CreateTaskRequest) { r.TraceID = "trace" },
+		"Priority":       func(r *CreateTaskRequest) { r.Priority = 1 },
+	}
+	var fields []string
+	for i := range typeOf[CreateTaskRequest]().NumField() {
+		fields = append(fields, typeOf[CreateTaskRequest]().Field(i).Name)
+	}
+	if got := slices.Sorted(maps.Keys(samples)); !slices.Equal(slices.Sorted(slices.Values(fields)), got) {
+		t.Fatalf("samples for %v; CreateTaskRequest's fields are %v: add a sample for each", got, fields)
+	}
+	asJSON := func(r *CreateTaskRequest) map[string]any {
+		t.Helper()
+		body, err := newCreateBody(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		raw, _ := json.Marshal(body)
+		var out map[string]any
+		_ = json.Unmarshal(raw, &out)
+		return out
+	}
+	unchanged := asJSON(base())
+	written := map[string]bool{}
+	for name := range maps.Keys(unchanged) {
+		written[name] = true
+	}
+	for field, set := range samples {
+		r := base()
+		set(r)
+		body := asJSON(r)
+		if reflect.DeepEqual(body, unchanged) {
+			t.Errorf("CreateTaskRequest.%s does not reach the body: copy it in newCreateBody", field)
+		}
+		for name := range maps.Keys(body) {
+			written[name] = true
+		}
+	}
+	for _, name := range jsonFields(typeOf[createBody]()) {
+		if !written[name] {
+			t.Errorf("no field of CreateTaskRequest writes the create body's %q: add one and copy it in newCreateBody", name)
+		}
+	}
 }
 
 // everyListOption is a ListTasksRequest with every field set, by reflection, so that a field added

@@ -61,9 +61,10 @@ describe('the Helm chart', () => {
   });
 
   it('runs the same search-attribute script as docker-compose.yml in its hook Job', () => {
-    expect(readRepoText(`${CHART}/files/register-search-attributes.sh`)).toBe(
-      readRepoText('deploy/temporal/register-search-attributes.sh'),
-    );
+    expect(
+      readRepoText(`${CHART}/files/register-search-attributes.sh`),
+      `${CHART}/files/register-search-attributes.sh must be a copy of deploy/temporal/register-search-attributes.sh`,
+    ).toBe(readRepoText('deploy/temporal/register-search-attributes.sh'));
   });
 
   it('ships values files whose broken twins say how they must be refused', () => {

@@ -1,13 +1,23 @@
 /**
  * A task field cannot be forgotten halfway. Every field of a create's body reaches the Task that GET
- * returns, and every field of a list's TaskSummary is what the workflow's start wrote to visibility.
- * Each table below is typed by the contract: a new field does not compile until it has a sample here,
- * and the test then names the step it did not reach (docs/development.md, "Adding a task field").
+ * returns, every field of a list's TaskSummary is what the workflow's start wrote to visibility (for
+ * a task created with every field set, so an optional one counts too), every search attribute is
+ * written at start, and every list filter narrows the visibility query. Each table below is typed by
+ * the contract: a new field does not compile until it has a sample here, and the test then names the
+ * step it did not reach (docs/development.md, "Adding a task field").
  */
 import { defaultPayloadConverter } from '@temporalio/common';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../src/config/environment.js';
-import type { CreateTaskBody, ListTasksQuery, Task, TaskSummary } from '../../../src/contract/tasks.js';
+import {
+  TaskSummarySchema,
+  type CreateTaskBody,
+  type ListTasksQuery,
+  type Task,
+  type TaskSummary,
+} from '../../../src/contract/tasks.js';
+import { actionOf, definitionOf } from '../../../src/schedules/input.js';
+import { ALL_SEARCH_ATTRIBUTES, SEARCH_ATTRIBUTES } from '../../../src/shared/constants.js';
 import { initialTaskState } from '../../../src/shared/task.js';
 import { buildTaskSpec } from '../../../src/tasks/input.js';
 import { taskStartOptions } from '../../../src/tasks/start-options.js';
@@ -27,22 +37,28 @@ const ctx = {
   newTaskId: () => 'generated',
 };
 
-/** A value for each field of a create's body, and the Task field it must reach (itself by default). */
-const CREATE_SAMPLES: { [K in keyof CreateTaskBody]-?: { value: CreateTaskBody[K]; reaches?: keyof Task } } =
-  {
-    taskType: { value: 'a.b' },
-    payload: { value: { x: 1 } },
-    delaySeconds: { value: 60, reaches: 'executeAt' },
-    executeAt: { value: '2026-12-02T10:05:00.000Z' },
-    callbackUrl: { value: 'https://h.example/cb' },
-    delivery: { value: { mode: 'pull', queue: 'a.b', leaseSeconds: 60 } },
-    taskId: { value: 'order-7' },
-    maxRetries: { value: 2 },
-    timeoutMs: { value: 1500 },
-    payloadVersion: { value: 1 },
-    traceId: { value: 'trace-7' },
-    priority: { value: 1 },
-  };
+/**
+ * A value for each field of a create's body, and the Task field it must reach: itself by default,
+ * which a field the Task lacks cannot be (add it to TaskSchema, or name the field it reaches).
+ */
+const CREATE_SAMPLES: {
+  [K in keyof CreateTaskBody]-?: { value: CreateTaskBody[K] } & (K extends keyof Task
+    ? { reaches?: keyof Task }
+    : { reaches: keyof Task });
+} = {
+  taskType: { value: 'a.b' },
+  payload: { value: { x: 1 } },
+  delaySeconds: { value: 60, reaches: 'executeAt' },
+  executeAt: { value: '2026-12-02T10:05:00.000Z' },
+  callbackUrl: { value: 'https://h.example/cb' },
+  delivery: { value: { mode: 'pull', queue: 'a.b', leaseSeconds: 60 } },
+  taskId: { value: 'order-7' },
+  maxRetries: { value: 2 },
+  timeoutMs: { value: 1500 },
+  payloadVersion: { value: 1 },
+  traceId: { value: 'trace-7' },
+  priority: { value: 1 },
+};
 
 const base: CreateTaskBody = { taskType: 'a.b', payload: { x: 1 }, callbackUrl: 'https://h.example/cb' };
 
@@ -61,8 +77,29 @@ describe('a field of the create body', () => {
   });
 });
 
-describe('a field of the list summary', () => {
-  const { spec, fingerprint } = buildTaskSpec({ ...base, delaySeconds: 30, traceId: 't', priority: 2 }, ctx);
+/** A create with every field of CREATE_SAMPLES set but one of each pair that exclude each other. */
+function everyField(without: readonly (keyof CreateTaskBody)[]): CreateTaskBody {
+  const body: Record<string, unknown> = {};
+  for (const [field, { value }] of Object.entries(CREATE_SAMPLES)) {
+    if (!without.includes(field as keyof CreateTaskBody)) body[field] = value;
+  }
+  return body as CreateTaskBody;
+}
+
+/** A callback task and a pull task, every other field set: optional fields are in the Task too. */
+const EVERY_FIELD = {
+  'a callback task': everyField(['executeAt', 'delivery']),
+  'a pull task': everyField(['executeAt', 'callbackUrl']),
+};
+
+/** Summary fields a Task does not have, and how the summary derives them from the Task. */
+const SUMMARY_ONLY: { [K in Exclude<keyof TaskSummary, keyof Task>]-?: (task: Task) => TaskSummary[K] } = {
+  deliveryMode: (task) => task.delivery?.mode,
+};
+
+/** What a task's start writes to visibility, as visibility answers it: the list entry of the task. */
+function started(body: CreateTaskBody) {
+  const { spec, fingerprint } = buildTaskSpec(body, ctx);
   const options = taskStartOptions(spec, fingerprint, 'q', 'REJECT_DUPLICATE');
   const summary = toTaskSummary({
     execution: { workflowId: options.workflowId },
@@ -86,16 +123,45 @@ describe('a field of the list summary', () => {
       ),
     },
   });
-  const task = toTask(initialTaskState(spec));
-  /** Summary fields that a task just started has no Task value for. */
-  const LIST_ONLY: Partial<Record<keyof TaskSummary, unknown>> = {};
+  return { spec, fingerprint, options, summary, task: toTask(initialTaskState(spec)) };
+}
 
-  it.each(Object.keys(summary) as (keyof TaskSummary)[])('%s is what the start wrote', (field) => {
-    const expected = field in LIST_ONLY ? LIST_ONLY[field] : task[field as keyof Task];
+describe.each(Object.entries(EVERY_FIELD))('a field of the list summary, for %s', (_, body) => {
+  const { summary, task } = started(body);
+  it.each(Object.keys(TaskSummarySchema.properties) as (keyof TaskSummary)[])(
+    '%s is what the start wrote',
+    (field) => {
+      const expected =
+        field in SUMMARY_ONLY
+          ? SUMMARY_ONLY[field as keyof typeof SUMMARY_ONLY](task)
+          : task[field as keyof Task];
+      // A list entry says null where a Task leaves a field out (a pull task's callbackUrl).
+      expect(
+        summary[field] ?? undefined,
+        `the list reads ${field} from visibility: write it at start (src/tasks/start-options.ts) and read it in toTaskSummary (src/tasks/views.ts)`,
+      ).toEqual(expected ?? undefined);
+    },
+  );
+});
+
+describe('the search attributes', () => {
+  const names = (attributes: unknown) =>
+    (attributes as { key: { name: string } }[]).map(({ key }) => key.name).sort();
+  const every = ALL_SEARCH_ATTRIBUTES.map(({ name }) => name).sort();
+
+  it.each(Object.entries(EVERY_FIELD))('are all written at the start of %s', (_, body) => {
     expect(
-      summary[field],
-      `the list reads ${field} from visibility: write it at start (src/tasks/start-options.ts) and read it in toTaskSummary (src/tasks/views.ts)`,
-    ).toEqual(expected);
+      names(started(body).options.typedSearchAttributes),
+      'a search attribute the start does not write: write it in taskSearchAttributes (src/tasks/start-options.ts)',
+    ).toEqual(every);
+  });
+
+  it("are all written at the start of a schedule's occurrence, but ExecuteAt, which the occurrence writes", () => {
+    const { spec, fingerprint } = started(EVERY_FIELD['a callback task']);
+    const action = actionOf('orders', 'nightly', spec, fingerprint, 'q', definitionOf({ every: '1h' }));
+    expect(names(action.typedSearchAttributes)).toEqual(
+      every.filter((name) => name !== SEARCH_ATTRIBUTES.executeAt.name),
+    );
   });
 });
 

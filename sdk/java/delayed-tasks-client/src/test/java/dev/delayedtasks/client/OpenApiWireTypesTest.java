@@ -119,6 +119,21 @@ class OpenApiWireTypesTest {
         enumValues(attempt.path("properties").path("outcome")), known(AttemptOutcome.class));
   }
 
+  /**
+   * Each field of a task's summary is an accessor of the task too (task.priority(), as a list
+   * entry's).
+   */
+  @Test
+  void aTaskReadsEachFieldOfItsSummary() throws ReflectiveOperationException {
+    for (RecordComponent component : TaskSummary.class.getRecordComponents()) {
+      Method own = Task.class.getMethod(component.getName());
+      assertEquals(
+          component.getGenericType(),
+          own.getGenericReturnType(),
+          "Task." + component.getName() + "() returns the summary's " + component.getName());
+    }
+  }
+
   @Test
   void everySingleTaskRouteAnswersTheSameTask() {
     Set<String> task = properties(response(TASKS, "post", "201"));
@@ -168,6 +183,11 @@ class OpenApiWireTypesTest {
             .pageToken("x")
             .build();
     assertEquals(parameters, new TreeSet<>(everyFilter.query().keySet()));
+    // listAll's next page is withPageToken: toBuilder must carry every filter over.
+    assertEquals(
+        everyFilter.query(),
+        everyFilter.toBuilder().build().query(),
+        "ListTasksRequest.toBuilder() drops a filter");
   }
 
   /**
