@@ -74,7 +74,8 @@ from ._schedules import (
     ScheduleTaskRequest,
 )
 from ._version import __version__
-from ._worker import LeaseHandler, PullWorker, PullWorkerOptions
+from ._worker import LeaseHandler, PullWorker
+from ._worker_core import PullWorkerOptions
 from .asgi import AsyncCallbackHandler, CallbackASGIApp
 from .wsgi import CallbackHandler, CallbackWSGIApp
 

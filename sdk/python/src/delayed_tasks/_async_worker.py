@@ -15,16 +15,19 @@ from dataclasses import dataclass
 from datetime import timedelta
 from typing import TYPE_CHECKING
 
-from ._idempotency import ClaimResult, maybe_await
-from ._pull import Lease, LeasedTask, NackRequest
-from ._receiver import NO_HANDLER, PermanentError
-from ._worker import (
+from ._idempotency import maybe_await
+from ._pull import Lease, LeasedTask
+from ._worker_core import (
+    NO_HANDLER_NACK,
+    RELEASE,
+    Answer,
     PullWorkerOptions,
     Registry,
+    claim_answer,
     extend_interval,
+    handler_answer,
     is_lost,
     lease_backoff,
-    nack_for,
     seconds,
 )
 
@@ -69,16 +72,11 @@ class AsyncPullWorker:
         return self._registry.options
 
     def handle(self, task_type: str, handler: AsyncLeaseHandler) -> None:
-        if task_type in self._registry.handlers:
-            raise ValueError(f"a handler for {task_type!r} is already registered")
-        self._registry.handlers[task_type] = handler
+        self._registry.add(task_type, handler)
 
     def handler(self, task_type: str) -> Callable[[AsyncLeaseHandler], AsyncLeaseHandler]:
-        def decorate(handler: AsyncLeaseHandler) -> AsyncLeaseHandler:
-            self.handle(task_type, handler)
-            return handler
-
-        return decorate
+        """Decorator form of `handle`."""
+        return self._registry.decorator(task_type)
 
     async def run(self) -> None:
         """Lease and handle tasks until `shutdown()`; returns once shut down."""
@@ -151,7 +149,7 @@ class AsyncPullWorker:
 
     async def _start(self, lease: Lease) -> None:
         if self._stopping:
-            await self._send("release", lease.lease_token)
+            await self._send(lease.lease_token, RELEASE)
             return
         job = _Job(lease)
         self._jobs[lease.lease_token] = job
@@ -161,21 +159,17 @@ class AsyncPullWorker:
         task, token = job.lease.task, job.lease.lease_token
         store = self._store
         try:
-            handler = self._registry.handlers.get(task.task_type)
+            handler = self._registry.handler_for(task)
             if handler is None:
-                logger.warning("leased a task of type %r, which has no handler", task.task_type)
-                nack = NackRequest(retryable=False, reason=NO_HANDLER)
-                await self._settle(job, self._send("nack", token, nack))
+                await self._settle(job, self._send(token, NO_HANDLER_NACK))
                 return
             claim = None
             if store is not None:
                 claim = await maybe_await(store.claim(task.idempotency_key, self.options.claim_ttl))
-                if claim.result is ClaimResult.DONE:
-                    await self._settle(job, self._send("ack", token))
-                    return
-                if claim.result is ClaimResult.IN_PROGRESS:
-                    await self._settle(job, self._send("release", token))
-                    return
+            early = claim_answer(claim)
+            if early is not None:
+                await self._settle(job, self._send(token, early))
+                return
             extender = asyncio.create_task(self._extend_while_running(job))
             error: Exception | None = None
             try:
@@ -195,12 +189,7 @@ class AsyncPullWorker:
                     await maybe_await(store.complete(task.idempotency_key))
                 else:
                     await maybe_await(store.release(task.idempotency_key, claim.token))
-            if error is None:
-                await self._settle(job, self._send("ack", token))
-            else:
-                if not isinstance(error, PermanentError):
-                    logger.warning("handler of task %s raised", task.task_id, exc_info=error)
-                await self._settle(job, self._send("nack", token, nack_for(error)))
+            await self._settle(job, self._send(token, handler_answer(task, error)))
         except Exception:
             logger.exception("task %s: the idempotency store failed", task.task_id)
             await self._settle(job, None)
@@ -235,14 +224,14 @@ class AsyncPullWorker:
                     return
                 logger.warning("task %s: extend failed: %s", job.lease.task.task_id, exc)
 
-    async def _send(self, verb: str, token: str, nack: NackRequest | None = None) -> None:
+    async def _send(self, token: str, answer: Answer) -> None:
         try:
-            if verb == "nack":
-                await self._client.nack(token, nack)
+            if answer.verb == "nack":
+                await self._client.nack(token, answer.nack)
             else:
-                await getattr(self._client, verb)(token)
+                await getattr(self._client, answer.verb)(token)
         except Exception as exc:  # noqa: BLE001 - reported; the worker goes on
-            logger.warning("%s of lease failed: %s", verb, exc)
+            logger.warning("%s of lease failed: %s", answer.verb, exc)
 
     async def _drain(self) -> None:
         assert self._changed is not None
@@ -255,7 +244,7 @@ class AsyncPullWorker:
         running = [job for job in self._jobs.values() if job.state == "running"]
         for job in running:
             job.state = "released"
-            await self._send("release", job.lease.lease_token)
+            await self._send(job.lease.lease_token, RELEASE)
             if job.task is not None:
                 job.task.cancel()
             self._jobs.pop(job.lease.lease_token, None)

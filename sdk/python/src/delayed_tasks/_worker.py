@@ -11,101 +11,36 @@ from __future__ import annotations
 
 import inspect
 import logging
-import os
-import socket
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 from typing import TYPE_CHECKING, cast
 
-from ._errors import DelayedTaskError
-from ._idempotency import DEFAULT_CLAIM_TTL, AsyncIdempotencyStore, ClaimResult, IdempotencyStore
+from ._idempotency import IdempotencyStore
 from ._long_poll import LongPoll
-from ._pull import Lease, LeasedTask, LeaseRequest, NackRequest
-from ._receiver import NO_HANDLER, PermanentError
+from ._pull import Lease, LeasedTask, LeaseRequest
+from ._worker_core import (
+    NO_HANDLER_NACK,
+    RELEASE,
+    Answer,
+    PullWorkerOptions,
+    Registry,
+    claim_answer,
+    extend_interval,
+    handler_answer,
+    is_lost,
+    lease_backoff,
+    seconds,
+)
 
 if TYPE_CHECKING:
     from ._client import Client
 
 logger = logging.getLogger("delayed_tasks.worker")
 
-LOST_LEASE_CODES = frozenset({"LEASE_EXPIRED", "LEASE_NOT_FOUND", "TASK_CANCELLED"})
-"""An extend, ack or nack answered with one of these: the lease is no longer this worker's."""
-LEASE_BACKOFF_FIRST = 1.0
-LEASE_BACKOFF_MAX = 30.0
-MIN_EXTEND_INTERVAL = 0.05
-
 LeaseHandler = Callable[[LeasedTask], object]
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class PullWorkerOptions:
-    """`queues` default to the registered task types (in registration order); `concurrency`
-    bounds the handlers in flight; `wait_seconds` is each long poll's; `worker_identity` (shown
-    in the task's status) defaults to host/pid. With an `idempotency_store`, each task's
-    `idempotency_key` is claimed (for `claim_ttl`) before its handler runs: done before → acked
-    without running; claimed elsewhere → released. `shutdown_timeout` is `shutdown()`'s
-    default (seconds or a timedelta)."""
-
-    queues: Sequence[str] | None = None
-    concurrency: int = 10
-    wait_seconds: int = 20
-    worker_identity: str | None = None
-    idempotency_store: IdempotencyStore | AsyncIdempotencyStore | None = None
-    claim_ttl: timedelta = DEFAULT_CLAIM_TTL
-    shutdown_timeout: float | timedelta = 30.0
-
-
-def default_identity() -> str:
-    return f"{socket.gethostname()}/{os.getpid()}"
-
-
-def seconds(value: float | timedelta) -> float:
-    return value.total_seconds() if isinstance(value, timedelta) else float(value)
-
-
-def extend_interval(expires_at: datetime) -> float:
-    """A third of the time the lease has left."""
-    left = (expires_at - datetime.now(UTC)).total_seconds()
-    return max(MIN_EXTEND_INTERVAL, left / 3)
-
-
-def lease_backoff(failures: int) -> float:
-    return float(min(LEASE_BACKOFF_MAX, LEASE_BACKOFF_FIRST * 2 ** (failures - 1)))
-
-
-def is_lost(error: Exception) -> bool:
-    return isinstance(error, DelayedTaskError) and error.code in LOST_LEASE_CODES
-
-
-def nack_for(error: Exception) -> NackRequest:
-    reason = str(error) or type(error).__name__
-    return NackRequest(retryable=not isinstance(error, PermanentError), reason=reason)
-
-
-class Registry:
-    """The handlers by task type, and the options both workers share."""
-
-    def __init__(self, options: PullWorkerOptions | None) -> None:
-        self.options = options or PullWorkerOptions()
-        if self.options.concurrency < 1:
-            raise ValueError("concurrency must be at least 1")
-        self.handlers: dict[str, Callable[[LeasedTask], object]] = {}
-
-    def lease_request(self, free: int) -> LeaseRequest:
-        options = self.options
-        return LeaseRequest(
-            queues=list(options.queues or self.handlers),
-            max=free,
-            wait_seconds=options.wait_seconds,
-            worker_identity=options.worker_identity or default_identity(),
-        )
-
-    def check_runnable(self) -> None:
-        if not self.handlers:
-            raise ValueError("register a handler (handle) before run()")
 
 
 @dataclass(eq=False)
@@ -153,18 +88,11 @@ class PullWorker:
         return self._registry.options
 
     def handle(self, task_type: str, handler: LeaseHandler) -> None:
-        if task_type in self._registry.handlers:
-            raise ValueError(f"a handler for {task_type!r} is already registered")
-        self._registry.handlers[task_type] = handler
+        self._registry.add(task_type, handler)
 
     def handler(self, task_type: str) -> Callable[[LeaseHandler], LeaseHandler]:
         """Decorator form of `handle`."""
-
-        def decorate(handler: LeaseHandler) -> LeaseHandler:
-            self.handle(task_type, handler)
-            return handler
-
-        return decorate
+        return self._registry.decorator(task_type)
 
     def run(self) -> None:
         """Lease and handle tasks until `shutdown()`; returns once shut down."""
@@ -236,7 +164,7 @@ class PullWorker:
                 release = False
                 self._jobs[lease.lease_token] = job = _Job(lease)
         if release:
-            self._send("release", lease.lease_token)
+            self._send(lease.lease_token, RELEASE)
             return
         threading.Thread(target=self._work, args=(job,), daemon=True).start()
 
@@ -245,30 +173,23 @@ class PullWorker:
     def _work(self, job: _Job) -> None:
         task, token = job.lease.task, job.lease.lease_token
         try:
-            handler = self._registry.handlers.get(task.task_type)
+            handler = self._registry.handler_for(task)
             if handler is None:
-                logger.warning("leased a task of type %r, which has no handler", task.task_type)
-                self._settle(
-                    job,
-                    lambda: self._send(
-                        "nack", token, NackRequest(retryable=False, reason=NO_HANDLER)
-                    ),
-                )
+                self._settle(job, lambda: self._send(token, NO_HANDLER_NACK))
                 return
+            store = self._store
             claim = None
-            if self._store is not None:
-                claim = self._store.claim(task.idempotency_key, self.options.claim_ttl)
-                if claim.result is ClaimResult.DONE:
-                    self._settle(job, lambda: self._send("ack", token))
-                    return
-                if claim.result is ClaimResult.IN_PROGRESS:
-                    self._settle(job, lambda: self._send("release", token))
-                    return
+            if store is not None:
+                claim = store.claim(task.idempotency_key, self.options.claim_ttl)
+            early = claim_answer(claim)
+            if early is not None:
+                self._settle(job, lambda: self._send(token, early))
+                return
             with self._cond:
                 released = job.state == "released"
             if released:  # shutdown released the lease while the key was being claimed
-                if self._store is not None and claim is not None and claim.token is not None:
-                    self._store.release(task.idempotency_key, claim.token)
+                if store is not None and claim is not None and claim.token is not None:
+                    store.release(task.idempotency_key, claim.token)
                 return
             threading.Thread(target=self._extend_while_running, args=(job,), daemon=True).start()
             error: Exception | None = None
@@ -277,17 +198,13 @@ class PullWorker:
             except Exception as exc:  # noqa: BLE001 - every failure is a nack
                 error = exc
             job.finished.set()
-            if self._store is not None and claim is not None and claim.token is not None:
+            if store is not None and claim is not None and claim.token is not None:
                 if error is None:
-                    self._store.complete(task.idempotency_key)
+                    store.complete(task.idempotency_key)
                 else:
-                    self._store.release(task.idempotency_key, claim.token)
-            if error is None:
-                self._settle(job, lambda: self._send("ack", token))
-            else:
-                if not isinstance(error, PermanentError):
-                    logger.warning("handler of task %s raised", task.task_id, exc_info=error)
-                self._settle(job, lambda: self._send("nack", token, nack_for(error)))
+                    store.release(task.idempotency_key, claim.token)
+            answer = handler_answer(task, error)
+            self._settle(job, lambda: self._send(token, answer))
         except Exception:
             # A store that failed: the lease expires and the task is retried.
             logger.exception("task %s: the idempotency store failed", task.task_id)
@@ -323,14 +240,14 @@ class PullWorker:
                     return
                 logger.warning("task %s: extend failed: %s", job.lease.task.task_id, exc)
 
-    def _send(self, verb: str, token: str, nack: NackRequest | None = None) -> None:
+    def _send(self, token: str, answer: Answer) -> None:
         try:
-            if verb == "nack":
-                self._client.nack(token, nack)
+            if answer.verb == "nack":
+                self._client.nack(token, answer.nack)
             else:
-                getattr(self._client, verb)(token)
+                getattr(self._client, answer.verb)(token)
         except Exception as exc:  # noqa: BLE001 - reported; the worker goes on
-            logger.warning("%s of lease failed: %s", verb, exc)
+            logger.warning("%s of lease failed: %s", answer.verb, exc)
 
     # Shutdown.
 
@@ -344,7 +261,7 @@ class PullWorker:
                 job.state = "released"
         for job in running:
             job.finished.set()  # stops its extension
-            self._send("release", job.lease.lease_token)
+            self._send(job.lease.lease_token, RELEASE)
             with self._cond:
                 self._jobs.pop(job.lease.lease_token, None)
         with self._cond:
@@ -376,4 +293,4 @@ class _LeaseCall:
             worker._cond.notify_all()
         if abandoned:
             for lease in leases:
-                worker._send("release", lease.lease_token)
+                worker._send(lease.lease_token, RELEASE)

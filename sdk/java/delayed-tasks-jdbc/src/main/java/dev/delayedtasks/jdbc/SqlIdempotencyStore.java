@@ -2,19 +2,17 @@ package dev.delayedtasks.jdbc;
 
 import dev.delayedtasks.client.callback.Claim;
 import dev.delayedtasks.client.callback.IdempotencyStore;
+import dev.delayedtasks.client.callback.IdempotencyStores;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
-import java.util.HexFormat;
 import java.util.Objects;
 import java.util.UUID;
 import java.util.regex.Pattern;
@@ -45,7 +43,6 @@ public final class SqlIdempotencyStore implements IdempotencyStore {
   public static final String DEFAULT_TABLE = "delayed_tasks_idempotency";
 
   private static final Pattern IDENTIFIER = Pattern.compile("[A-Za-z_][A-Za-z0-9_]{0,62}");
-  private static final int MAX_KEY_BYTES = 200;
 
   /** The business effect of {@link #runInTransaction}, on the caller's connection. */
   @FunctionalInterface
@@ -121,9 +118,9 @@ public final class SqlIdempotencyStore implements IdempotencyStore {
 
   @Override
   public Claim claim(String key, Duration claimTtl) {
-    long ttl = millis(claimTtl, "claimTtl");
+    long ttl = IdempotencyStores.millis(claimTtl, "claimTtl");
     String token = UUID.randomUUID().toString();
-    String stored = storedKey(key);
+    String stored = IdempotencyStores.boundedKey(key);
     try (Connection c = dataSource.getConnection();
         PreparedStatement s = c.prepareStatement(claimSql)) {
       s.setString(1, stored);
@@ -156,7 +153,7 @@ public final class SqlIdempotencyStore implements IdempotencyStore {
   public void release(String key, String token) {
     try (Connection c = dataSource.getConnection();
         PreparedStatement s = c.prepareStatement(releaseSql)) {
-      s.setString(1, storedKey(key));
+      s.setString(1, IdempotencyStores.boundedKey(key));
       s.setString(2, token);
       s.executeUpdate();
     } catch (SQLException e) {
@@ -230,33 +227,12 @@ public final class SqlIdempotencyStore implements IdempotencyStore {
 
   private int markDone(Connection c, String sql, String key) throws SQLException {
     try (PreparedStatement s = c.prepareStatement(sql)) {
-      s.setString(1, storedKey(key));
+      s.setString(1, IdempotencyStores.boundedKey(key));
       s.setString(2, "done");
       s.setString(3, null);
       s.setLong(4, doneTtl.toMillis());
       return s.executeUpdate();
     }
-  }
-
-  /** The key as stored: itself, or its SHA-256 hex beyond 200 bytes. */
-  static String storedKey(String key) {
-    byte[] bytes = Objects.requireNonNull(key, "key").getBytes(StandardCharsets.UTF_8);
-    if (bytes.length <= MAX_KEY_BYTES) {
-      return key;
-    }
-    try {
-      return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(bytes));
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException("every JDK has SHA-256", e);
-    }
-  }
-
-  private static long millis(Duration ttl, String name) {
-    Objects.requireNonNull(ttl, name);
-    if (ttl.isNegative() || ttl.isZero()) {
-      throw new IllegalArgumentException(name + " must be positive");
-    }
-    return Math.max(1, ttl.toMillis());
   }
 
   /** Builds a {@link SqlIdempotencyStore}. */
@@ -280,8 +256,7 @@ public final class SqlIdempotencyStore implements IdempotencyStore {
 
     /** How long a completed key is remembered (default 7 days). */
     public Builder doneTtl(Duration doneTtl) {
-      millis(doneTtl, "doneTtl");
-      this.doneTtl = doneTtl;
+      this.doneTtl = IdempotencyStores.positive(doneTtl, "doneTtl");
       return this;
     }
 

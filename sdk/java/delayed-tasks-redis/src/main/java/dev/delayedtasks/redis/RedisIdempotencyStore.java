@@ -2,11 +2,8 @@ package dev.delayedtasks.redis;
 
 import dev.delayedtasks.client.callback.Claim;
 import dev.delayedtasks.client.callback.IdempotencyStore;
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
+import dev.delayedtasks.client.callback.IdempotencyStores;
 import java.time.Duration;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.Objects;
 import java.util.UUID;
@@ -38,7 +35,6 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
   /** The namespace keys go under unless {@link Builder#namespace} says otherwise. */
   public static final String DEFAULT_NAMESPACE = "delayed-tasks:idem:";
 
-  private static final int MAX_KEY_BYTES = 200;
   private static final String CLAIMED = "claimed:";
   private static final String DONE = "done";
 
@@ -78,7 +74,8 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
         jedis.eval(
             CLAIM_SCRIPT,
             List.of(redisKey(key)),
-            List.of(CLAIMED + token, Long.toString(millis(claimTtl, "claimTtl"))));
+            List.of(
+                CLAIMED + token, Long.toString(IdempotencyStores.millis(claimTtl, "claimTtl"))));
     if ("OK".equals(found)) {
       return Claim.claimed(token);
     }
@@ -99,25 +96,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 
   /** The Redis key of an idempotency key: namespaced, and bounded to the namespace + 200 bytes. */
   String redisKey(String key) {
-    Objects.requireNonNull(key, "key");
-    byte[] bytes = key.getBytes(StandardCharsets.UTF_8);
-    return namespace + (bytes.length > MAX_KEY_BYTES ? sha256Hex(bytes) : key);
-  }
-
-  private static String sha256Hex(byte[] bytes) {
-    try {
-      return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(bytes));
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException("every JDK has SHA-256", e);
-    }
-  }
-
-  private static long millis(Duration ttl, String name) {
-    Objects.requireNonNull(ttl, name);
-    if (ttl.isNegative() || ttl.isZero()) {
-      throw new IllegalArgumentException(name + " must be positive");
-    }
-    return Math.max(1, ttl.toMillis());
+    return namespace + IdempotencyStores.boundedKey(key);
   }
 
   /** Builds a {@link RedisIdempotencyStore}. */
@@ -140,8 +119,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 
     /** How long a completed key is remembered (default 7 days). */
     public Builder doneTtl(Duration doneTtl) {
-      millis(doneTtl, "doneTtl");
-      this.doneTtl = doneTtl;
+      this.doneTtl = IdempotencyStores.positive(doneTtl, "doneTtl");
       return this;
     }
 

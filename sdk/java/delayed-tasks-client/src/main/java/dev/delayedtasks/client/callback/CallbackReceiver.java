@@ -172,7 +172,7 @@ public final class CallbackReceiver {
      * takes, since a live claim that expires lets a second replica run the effect too.
      */
     public Builder claimTtl(Duration claimTtl) {
-      this.claimTtl = InMemoryIdempotencyStore.positive(claimTtl, "claimTtl");
+      this.claimTtl = IdempotencyStores.positive(claimTtl, "claimTtl");
       return this;
     }
 

@@ -40,7 +40,7 @@ public final class Idempotency {
    */
   public Idempotency(IdempotencyStore store, Duration claimTtl) {
     this.store = Objects.requireNonNull(store, "store");
-    this.claimTtl = InMemoryIdempotencyStore.positive(claimTtl, "claimTtl");
+    this.claimTtl = IdempotencyStores.positive(claimTtl, "claimTtl");
   }
 
   /**

@@ -42,7 +42,7 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore {
     if (capacity < 1) {
       throw new IllegalArgumentException("capacity must be >= 1");
     }
-    this.doneTtl = positive(doneTtl, "doneTtl");
+    this.doneTtl = IdempotencyStores.positive(doneTtl, "doneTtl");
     this.clock = Objects.requireNonNull(clock, "clock");
     this.entries =
         new LinkedHashMap<>() {
@@ -58,7 +58,7 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore {
   @Override
   public synchronized Claim claim(String key, Duration claimTtl) {
     Objects.requireNonNull(key, "key");
-    positive(claimTtl, "claimTtl");
+    IdempotencyStores.positive(claimTtl, "claimTtl");
     Instant now = clock.instant();
     Entry entry = entries.get(key);
     if (entry != null && entry.expiresAt().isAfter(now)) {
@@ -82,13 +82,5 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore {
     if (entry != null && !entry.done() && entry.token().equals(token)) {
       entries.remove(key);
     }
-  }
-
-  static Duration positive(Duration duration, String name) {
-    Objects.requireNonNull(duration, name);
-    if (duration.isNegative() || duration.isZero()) {
-      throw new IllegalArgumentException(name + " must be positive");
-    }
-    return duration;
   }
 }
