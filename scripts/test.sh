@@ -34,6 +34,16 @@ if [[ -z "${JAEGER_PATH:-}" && ( $# -eq 0 || "${CI:-}" == true ) ]]; then
     echo "no Jaeger: the tracing test will skip (fail under CI=true)" >&2
   fi
 fi
+# helm for the chart's render test (test/deploy/helm-render.test.ts), built once like Jaeger by
+# scripts/chart-tools.sh (with kube-score, which CI's chart check uses); the test builds it itself
+# when run alone.
+if [[ -z "${HELM_PATH:-}" && ( $# -eq 0 || "${CI:-}" == true ) ]]; then
+  if HELM_PATH="$(scripts/chart-tools.sh | sed -n 1p)" && [[ -n "$HELM_PATH" ]]; then
+    export HELM_PATH
+  else
+    echo "no helm: the chart's render test will fail" >&2
+  fi
+fi
 if [[ -z "${TEMPORAL_TEST_ADDRESS:-}" ]]; then
   TEMPORAL_CLI_PATH="$(scripts/temporal-cli.sh)"
   export TEMPORAL_CLI_PATH
