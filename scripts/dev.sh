@@ -44,6 +44,8 @@ if [[ -n "${DEV_BROKERS:-}" ]]; then
     esac
     url="$(scripts/local-server.sh "$broker@dev")"
     declarations+=("$broker" "$kind" "$url")
+    # Its address for a consumer (`scripts/local-server.sh NAME@dev` prints it again while it runs).
+    echo "[dev] broker $broker ($kind): $url" >&2
   done
   # Credentials leave the URL (a declaration's URL may carry none): RabbitMQ's guest through the env.
   node -e '
