@@ -53,10 +53,11 @@ report=.data/test-report.json
 # A report left by an earlier run must not stand in for this one.
 rm -f "$report"
 status=0
-# The broker tests (test/integration/broker-*.test.ts) start Redis, RabbitMQ and Kafka through
-# scripts/local-server.sh, installing them when missing; stop what they left running when we are done.
+# The broker and docs tests (test/integration/broker*-*.test.ts, receivers-doc) start Redis, PostgreSQL,
+# RabbitMQ and Kafka through scripts/local-server.sh, installing them when missing, and leave the
+# shared instances running (files use them at the same time); stop them all when we are done.
 stop_brokers() {
-  for server in rabbitmq kafka redis@broker-down; do scripts/local-server.sh stop "$server" || true; done
+  for server in rabbitmq kafka redis redis@broker-down postgres epmd; do scripts/local-server.sh stop "$server" || true; done
 }
 trap stop_brokers EXIT
 vitest_started=$SECONDS

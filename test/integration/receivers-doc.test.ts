@@ -7,7 +7,7 @@
  * arguments, ports aside (free ports instead of 9001-9003).
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { promisify } from 'node:util';
 import { Redis } from 'ioredis';
@@ -28,12 +28,13 @@ async function pageExport(name: string): Promise<string> {
   return stdout;
 }
 
-/** Starts a server with the page's line; stops it afterwards unless it was running before. */
-async function localServer(name: 'redis' | 'postgres', variable: string) {
-  const wasRunning = existsSync(`.data/servers/${name}/pid`);
+/**
+ * Starts a server with the page's line. It is left running: other files use the same instance at
+ * the same time (two workers), and a stop here would fail them; scripts/test.sh stops it at its end.
+ */
+async function localServer(variable: string) {
   const url = await pageExport(variable);
-  const stop = () => (wasRunning ? Promise.resolve() : run('scripts/local-server.sh', ['stop', name]));
-  return { url, stop };
+  return { url, stop: () => Promise.resolve() };
 }
 
 /** `node --import tsx docs/examples/receivers/<file> ...args`, as the page writes it. */
@@ -85,7 +86,7 @@ describe('docs/receivers.md', () => {
     let replicas: Replica[] = [];
     let env: NodeJS.ProcessEnv;
     beforeAll(async () => {
-      redis = await localServer('redis', 'REDIS_URL');
+      redis = await localServer('REDIS_URL');
       client = new Redis(redis.url);
       const secret = await pageExport('WEBHOOK_SECRET');
       expect(isWebhookSecret(secret)).toBe(true);
@@ -125,7 +126,7 @@ describe('docs/receivers.md', () => {
     let postgres: { url: string; stop: () => Promise<unknown> };
     let pool: pg.Pool;
     beforeAll(async () => {
-      postgres = await localServer('postgres', 'DATABASE_URL');
+      postgres = await localServer('DATABASE_URL');
       pool = new pg.Pool({ connectionString: postgres.url, max: 2 });
     });
     afterAll(async () => {
