@@ -132,8 +132,12 @@ start_server() {
       chmod 600 "$dir/home/.erlang.cookie"
       echo '[].' >"$dir/enabled_plugins"
       rm -f "$dir/rabbit.pid"
+      # The node's name is unique on the machine (one epmd for all): the instance and this checkout
+      # (two checkouts' `rabbitmq` under one name: the second node never booted, 120 s lost).
+      local node
+      node="rabbit-${name//@/-}-$(printf %s "$root" | cksum | cut -d' ' -f1)@localhost"
       HOME="$dir/home" ERL_EPMD_ADDRESS=127.0.0.1 \
-        RABBITMQ_NODENAME="rabbit-${name//@/-}@localhost" RABBITMQ_NODE_IP_ADDRESS=127.0.0.1 \
+        RABBITMQ_NODENAME="$node" RABBITMQ_NODE_IP_ADDRESS=127.0.0.1 \
         RABBITMQ_NODE_PORT="$port" RABBITMQ_DIST_PORT="$(free_port)" \
         RABBITMQ_MNESIA_BASE="$dir/mnesia" RABBITMQ_LOG_BASE="$dir/log" RABBITMQ_PID_FILE="$dir/rabbit.pid" \
         RABBITMQ_ENABLED_PLUGINS_FILE="$dir/enabled_plugins" RABBITMQ_CONFIG_FILE="$dir/rabbitmq" \
