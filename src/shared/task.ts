@@ -190,6 +190,12 @@ export const CallbackFailureType = {
    * left): not attempted, so no attempt is spent, and it is offered again at once.
    */
   Released: 'LeaseReleased',
+  /**
+   * A pull task the API itself received for a lease call that had already answered or whose consumer
+   * had left, and handed back at once: offered again at once, and not counted by the release bound
+   * (a consumer did not ask for it; at 20 tasks/s such hand-backs met the bound's waits).
+   */
+  HandedBack: 'LeaseHandedBack',
 } as const;
 export type CallbackFailureType = (typeof CallbackFailureType)[keyof typeof CallbackFailureType];
 

@@ -44,11 +44,21 @@ export class LeaseService {
   constructor(private readonly options: LeaseServiceOptions) {
     this.poller = new LeasePoller({
       ...options,
+      // A task received for a call that had answered, or whose consumer left: handed back (no
+      // attempt spent, and not counted by the release bound: src/workflows/deliver.ts).
       release: (owner, leaseToken) =>
-        this.release(owner, leaseToken).then(
-          () => undefined,
-          () => undefined,
-        ),
+        Promise.resolve()
+          .then(() =>
+            this.fail(
+              this.claimsOf(owner, leaseToken),
+              CallbackFailureType.HandedBack,
+              'handed back by the service',
+            ),
+          )
+          .then(
+            () => undefined,
+            () => undefined,
+          ),
     });
   }
 

@@ -88,7 +88,8 @@ export async function deliver(run: TaskRun): Promise<TaskState> {
         // A pull task handed back unhandled (release, or a lease the API took after its consumer
         // left): not attempted, so no attempt is spent; offered again at once, after a wait once
         // released often, and the last release the bound allows spends the attempt.
-        const step = releaseStep(++releases);
+        // The API's own hand-backs (a task received after the lease call answered) are not counted.
+        const step = failure.handedBack ? 0 : releaseStep(++releases);
         if (step !== 'spend-attempt') {
           state.attempts = attempt - 1;
           attempt--;
@@ -202,6 +203,8 @@ interface AttemptFailure {
   held?: boolean;
   /** A pull task handed back unhandled: no attempt spent, no wait. */
   released?: boolean;
+  /** Handed back by the API itself, not by a consumer: not counted by the release bound. */
+  handedBack?: boolean;
   retryAfterMs?: number;
 }
 
@@ -217,7 +220,8 @@ function describeFailure(err: unknown, spec: TaskSpec): AttemptFailure {
       retryable:
         cause.type !== CallbackFailureType.Permanent && cause.type !== CallbackFailureType.NackedPermanent,
       held: cause.type === CallbackFailureType.Held,
-      released: cause.type === CallbackFailureType.Released,
+      released: cause.type === CallbackFailureType.Released || cause.type === CallbackFailureType.HandedBack,
+      handedBack: cause.type === CallbackFailureType.HandedBack,
       retryAfterMs: details.retryAfterMs,
     };
   }
